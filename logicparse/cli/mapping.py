@@ -1,0 +1,7 @@
+"""`logicparse mapping` (not yet implemented)."""
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    pass

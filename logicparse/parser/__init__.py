@@ -1,0 +1,26 @@
+"""Constituency parsing behind one small interface.
+
+``load_parser(spec)`` returns a :class:`Parser`: ``"default"`` (the bundled model), a benepar model
+name such as ``"benepar_en3"``, or a path to a model directory. The rest of logicparse only calls
+``parse`` and reads ``max_length``.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence
+
+
+class Parser(Protocol):
+    name: str  # identifier written to shard manifests, e.g. "logicparse-minilm-v1" or "benepar_en3"
+    max_length: int  # most tokens one sentence may have; longer ones are split by the Annotator
+
+    def parse(self, sentences: Sequence[Sequence[str]]) -> list[str]:
+        """One bracketed tree per sentence, leaves = the given tokens in order (no TOP wrapper
+        needed; one is removed if present). Raises ParseError for a sentence it cannot parse."""
+        ...
+
+
+def load_parser(spec: str = "default", device: str = "cpu") -> Parser:
+    from .loading import load_parser as _load
+
+    return _load(spec, device=device)
