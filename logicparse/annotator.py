@@ -1,0 +1,263 @@
+"""Text -> Document: tokenise and split sentences (spaCy), parse (benepar), detect and map
+keywords (mapping.py), disambiguate senses (senses/), layer the labels.
+
+``annotate_trees`` runs the same steps from given trees, without a parser.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Optional, Sequence, Union
+
+from .errors import Errors, InputTextError, LogicparseError, TreeFormatError
+from .mapping import Match, find_keywords, layer_labels, map_keyword
+from .senses import SenseDecision, SenseModel, SenseQuery, load_senses
+from .taxonomy import RELATIONS, category
+from .tokens import Document, Relation
+from .trees import ParseTree, iter_trees, read_tree
+
+logger = logging.getLogger(__name__)
+
+# C0/C1 control characters other than tab and newlines: treated as spaces so that tokenisation
+# ignores them while character offsets still index the original text.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_PARAGRAPH = re.compile(r"\n\s*\n")
+
+
+@dataclass
+class Sentence:
+    tokens: list[str]
+    starts: list[int]  # character offsets of the tokens in the document text
+    ends: list[int]
+    tree: ParseTree
+    bracketed: str
+
+
+def check_text(text) -> str:
+    """Validate input text; returns it unchanged. Bytes must be valid UTF-8 (they are decoded);
+    a str with lone surrogates (undecodable bytes smuggled through surrogateescape) is refused."""
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            return bytes(text).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InputTextError(Errors.E003.format(pos=e.start, reason=e.reason)) from None
+    if not isinstance(text, str):
+        raise InputTextError(Errors.E001.format(type=type(text).__name__))
+    m = _SURROGATE.search(text)
+    if m:
+        raise InputTextError(Errors.E002.format(pos=m.start(), char=m.group()))
+    return text
+
+
+def _resolve_senses(senses, device: str = "cpu") -> Optional[SenseModel]:
+    """None, a SenseModel object, or a spec for ``load_senses`` ("default", a path)."""
+    if senses is None or hasattr(senses, "disambiguate"):
+        return senses
+    return load_senses(senses, device=device)
+
+
+def _decide(matches: Sequence[tuple[Sentence, Match]], senses: Optional[SenseModel]
+            ) -> list[SenseDecision]:
+    """One decision per match: the lexicon's sense, or the classifier's for ambiguous keywords."""
+    decisions = [SenseDecision(m.keyword.senses[0], 1.0, "lexicon") for _, m in matches]
+    if senses is None:
+        return decisions
+    todo = [i for i, (_, m) in enumerate(matches) if m.keyword.ambiguous]
+    if not todo:
+        return decisions
+    queries = []
+    for i in todo:
+        sent, m = matches[i]
+        before = " ".join(sent.tokens[:m.start])
+        start = len(before) + (1 if m.start else 0)
+        end = start + len(" ".join(sent.tokens[m.start:m.end]))
+        queries.append(SenseQuery(m.keyword.text, m.keyword.senses, " ".join(sent.tokens), start, end))
+    for i, d in zip(todo, senses.disambiguate(queries)):
+        if d.relation is not None and d.relation not in RELATIONS:
+            raise LogicparseError(Errors.E022.format(
+                relation=d.relation, keyword=matches[i][1].keyword.text, opts=RELATIONS))
+        decisions[i] = d
+    return decisions
+
+
+def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
+                    senses: Optional[SenseModel] = None) -> list[Document]:
+    """(id, text, sentences) -> Documents. Sense queries of all items go to the classifier in one
+    batch, so that ``pipe`` encodes many keywords per encoder call."""
+    found: list[tuple[int, int, int, Sentence, Match]] = []  # (item, sentence, offset, ...)
+    for d, (_, _, sentences) in enumerate(items):
+        offset = 0
+        for s, sent in enumerate(sentences):
+            for m in find_keywords(sent.tokens):
+                found.append((d, s, offset, sent, m))
+            offset += len(sent.tokens)
+    decisions = _decide([(f[3], f[4]) for f in found], senses)
+
+    per_doc: list[list[Relation]] = [[] for _ in items]
+    sent_starts: list[list[int]] = []
+    for _, _, sentences in items:
+        starts, off = [], 0
+        for sent in sentences:
+            starts.append(off)
+            off += len(sent.tokens)
+        sent_starts.append(starts)
+    for (d, s, offset, sent, m), dec in zip(found, decisions):
+        if dec.relation is None:
+            continue
+        cat = category(m.keyword.text, dec.relation)
+        previous = (sent_starts[d][s - 1], offset) if s > 0 else None
+        depth, alpha, beta = map_keyword(sent.tree, m.start, m.end, cat, offset, previous)
+        per_doc[d].append(Relation(
+            keyword=" ".join(sent.tokens[m.start:m.end]), relation=dec.relation, category=cat,
+            sentence=s, depth=depth, key=[[m.start + offset, m.end + offset]], alpha=alpha,
+            beta=beta, sense_source=dec.source, confidence=float(dec.confidence)))
+
+    docs = []
+    for (doc_id, text, sentences), relations, starts in zip(items, per_doc, sent_starts):
+        tokens = [t for s in sentences for t in s.tokens]
+        docs.append(Document(
+            id=doc_id, text=text, tokens=tokens,
+            token_starts=[o for s in sentences for o in s.starts],
+            token_ends=[o for s in sentences for o in s.ends],
+            sentence_starts=starts, logic=layer_labels(len(tokens), relations),
+            relations=relations, parse=[s.bracketed for s in sentences]))
+    return docs
+
+
+def _tree_sentences(trees: Union[str, Sequence[str]]) -> list[Sentence]:
+    if isinstance(trees, str):
+        trees = list(iter_trees(trees))
+    elif not isinstance(trees, (list, tuple)):
+        raise TreeFormatError(Errors.E013.format(type=type(trees).__name__))
+    sentences, pos = [], 0
+    for s in trees:
+        tree = read_tree(s)
+        starts, ends = [], []
+        for tok in tree.leaves:
+            starts.append(pos)
+            ends.append(pos + len(tok))
+            pos += len(tok) + 1
+        sentences.append(Sentence(tree.leaves, starts, ends, tree, s.strip()))
+    return sentences
+
+
+def annotate_trees(trees: Union[str, Sequence[str]], senses=None, id: str = "") -> Document:
+    """Algorithm 1 on given bracketed trees (one per sentence, in order, or one string holding
+    them all), without a parser. ``text`` stays empty; token offsets index the tokens joined by
+    single spaces."""
+    return build_documents([(id, "", _tree_sentences(trees))], _resolve_senses(senses))[0]
+
+
+class Annotator:
+    """Text -> Document with spaCy (tokens, sentences), a constituency parser and sense models.
+
+    ``parser``: "default" (the bundled model), a benepar model name such as "benepar_en3", or a
+    path. ``senses``: "default" (bundled SVMs), a path, or None to keep each keyword's lexicon sense
+    (no encoder is loaded). ``spacy_model``: None for spaCy's rule-based English tokenizer and
+    sentencizer (no download needed), or an installed pipeline name such as "en_core_web_sm".
+    """
+
+    def __init__(self, parser="default", senses="default", device: str = "cpu",
+                 spacy_model: Optional[str] = None):
+        from .parser import load_parser
+
+        self.parser = parser if hasattr(parser, "parse") else load_parser(parser, device=device)
+        self.senses = _resolve_senses(senses, device=device)
+        self.nlp = _load_spacy(spacy_model)
+
+    def annotate(self, text, id: str = "") -> Document:
+        """One document. Raises InputTextError for text that is not valid Unicode; empty or
+        whitespace-only text gives an empty Document."""
+        return self._annotate_batch([(id, check_text(text))])[0]
+
+    def pipe(self, texts: Iterable, batch_size: int = 32, ids: Optional[Iterable[str]] = None,
+             ) -> Iterator[Document]:
+        """Annotate many documents, parsing the sentences of ``batch_size`` documents together.
+        A document that fails yields a Document with ``error`` set (never dropped, never raised),
+        so that every input gives exactly one output, in order."""
+        ids_it = iter(ids) if ids is not None else None
+        batch: list[tuple[str, object]] = []
+        for i, text in enumerate(texts):
+            batch.append((next(ids_it) if ids_it is not None else str(i), text))
+            if len(batch) >= batch_size:
+                yield from self._pipe_batch(batch)
+                batch = []
+        if batch:
+            yield from self._pipe_batch(batch)
+
+    def _pipe_batch(self, batch: list[tuple[str, object]]) -> list[Document]:
+        checked: list[tuple[str, str]] = []
+        errors: dict[int, Document] = {}
+        for i, (doc_id, text) in enumerate(batch):
+            try:
+                checked.append((doc_id, check_text(text)))
+            except LogicparseError as e:
+                errors[i] = Document.failed(doc_id, text if isinstance(text, str) else "", str(e))
+        try:
+            done = iter(self._annotate_batch(checked))
+        except Exception:  # noqa: BLE001 - one bad document must not sink its batch
+            # Find the culprit(s): annotate one by one so that the others still succeed.
+            done = iter([self._annotate_one_safely(d, t) for d, t in checked])
+        return [errors[i] if i in errors else next(done) for i in range(len(batch))]
+
+    def _annotate_one_safely(self, doc_id: str, text: str) -> Document:
+        try:
+            return self._annotate_batch([(doc_id, text)])[0]
+        except Exception as e:  # noqa: BLE001 - recorded in the row, the run goes on
+            return Document.failed(doc_id, text, f"{type(e).__name__}: {e}")
+
+    def _annotate_batch(self, docs: Sequence[tuple[str, str]]) -> list[Document]:
+        segmented = [self.segment(text) for _, text in docs]
+        flat = [toks for sents in segmented for toks, _, _ in sents]
+        parsed = iter(self.parser.parse(flat) if flat else [])
+        items = []
+        for (doc_id, text), sents in zip(docs, segmented):
+            sentences = []
+            for toks, starts, ends in sents:
+                bracketed = next(parsed)
+                sentences.append(Sentence(toks, starts, ends, read_tree(bracketed, toks), bracketed))
+            items.append((doc_id, text, sentences))
+        return build_documents(items, self.senses)
+
+    def segment(self, text: str) -> list[tuple[list[str], list[int], list[int]]]:
+        """Sentences as (tokens, starts, ends). Whitespace tokens are dropped; a blank line always
+        ends a sentence; a sentence longer than the parser's ``max_length`` is split into pieces
+        of at most that many tokens (documented recovery: each piece is parsed as a sentence)."""
+        clean = _CONTROL.sub(" ", text)
+        if not clean.strip():
+            return []
+        doc = self.nlp(clean)
+        out = []
+        limit = max(1, int(getattr(self.parser, "max_length", 512)))
+        for sent in doc.sents:
+            toks: list[str] = []
+            starts: list[int] = []
+            pieces = []
+            for tok in sent:
+                if tok.is_space:
+                    if _PARAGRAPH.search(tok.text) and toks:
+                        pieces.append((toks, starts))
+                        toks, starts = [], []
+                    continue
+                toks.append(tok.text)
+                starts.append(tok.idx)
+            if toks:
+                pieces.append((toks, starts))
+            for toks, starts in pieces:
+                for a in range(0, len(toks), limit):
+                    t, s = toks[a:a + limit], starts[a:a + limit]
+                    out.append((t, s, [o + len(w) for o, w in zip(s, t)]))
+        return out
+
+
+def _load_spacy(name: Optional[str]):
+    import spacy
+
+    if name:
+        return spacy.load(name, exclude=["ner", "lemmatizer", "textcat"])
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    return nlp
