@@ -109,7 +109,90 @@ class Errors:
     E213 = "Unknown keyword {keyword!r}: sense models exist only for taxonomy keywords ({opts})."
 
     # --- E3xx: batch annotation and shards --------------------------------------------------
+    E300 = "No input given. Pass .txt files, directories, .jsonl, .parquet or .arrow files, or '-' for stdin."
+    E301 = "Input {path} does not exist. Check the path, or pass '-' to read standard input."
+    E302 = "Directory {path} holds no *.txt files. Pass the files themselves if they have another suffix."
+    E303 = "{path}, line {line}: not valid JSON ({reason}). Each line of a .jsonl file must be one JSON object."
+    E304 = ("{path}, line {line}: no string field {field!r} (found: {keys}). Name the text field with "
+            "--text-field (and the id field with --id-field).")
+    E305 = "Unknown decoding fallback {value!r}. Choose one of: {opts}."
+    E306 = "Unknown stdin format {value!r}. Choose one of: {opts}."
+    E307 = "Unknown text encoding {value!r}. Use a Python codec name such as 'utf-8' or 'latin-1'."
+    E308 = "{path} has no column {field!r} (columns: {cols}). Name the text column with --text-field."
+    E309 = "{path} is not an Arrow IPC file or stream ({reason}). Convert it, or save it as .parquet."
+    E310 = ("{path} holds shards of a different run ({reason}). Resuming would mix two runs: pass "
+            "--overwrite to start again, or choose another --out.")
+    E311 = ("{path} exists and is not a logicparse shard directory (no manifest.json, but other files). "
+            "Choose an empty or new --out, or pass --overwrite to replace its contents.")
+    E312 = "{path} is not a shard directory: no manifest.json and no shard-*.arrow files. Run `logicparse annotate ... --out {path}` first."
+    E313 = ("{path} was written with shard schema version {found}; this logicparse reads version "
+            "{expected}. Re-annotate the corpus with this version.")
+    E314 = "Shard {path} does not match manifest.json ({reason}): it was changed or truncated. Delete it and rerun the same `logicparse annotate` command to redo it."
+    E315 = "No document with id {id!r} in {path} ({n} documents). `logicparse shards stats {path}` lists the counts; ids look like {examples}."
+    E316 = "Unknown engine {value!r}. Choose 'local' (processes on this machine) or 'ray'."
+    E317 = "{name} must be at least 1, got {value}."
+    E318 = "Could not start or reach Ray ({reason}). Check --ray-address (e.g. ray://host:10001 or 'auto'), or leave it out for a local instance."
+    E319 = ("{path} is an unfinished run ({done} of {total} shards): its shards are whole but the "
+            "corpus is not complete. Rerun the same `logicparse annotate` command to finish it.")
+    E320 = "Annotation failed: {type}: {message}"
+    E321 = ("A worker process died while annotating this document ({reason}); it was retried alone "
+            "and died again.")
 
     # --- E4xx: service ----------------------------------------------------------------------
+    E401 = ("Request body is {size} bytes; this service accepts at most {limit} bytes. Send less "
+            "text per request (the limit is {max_chars} characters of text), or raise "
+            "LOGICPARSE_MAX_CHARS / --max-chars on the server.")
+    E402 = ("Request has {n} characters of text; this service accepts at most {limit}. Split the "
+            "text over several requests, or raise LOGICPARSE_MAX_CHARS / --max-chars on the server.")
+    E403 = ("Request has {n} texts; this service accepts at most {limit} per request. Send them in "
+            "several requests, or raise LOGICPARSE_MAX_TEXTS / --max-texts on the server.")
+    E404 = ("Request body is not valid UTF-8 at byte {pos} ({reason}). Encode the JSON body as "
+            "UTF-8.")
+    E405 = "Invalid Content-Length header {value!r}: it must be a non-negative integer."
+    E406 = "Invalid request: {fields}. Send {{\"text\": \"...\"}} or {{\"text\": [\"...\", ...]}}."
+    E407 = "{where} is not valid Unicode: {reason}"
+    E408 = ("{where}: 'id' has {n_ids} entries but 'text' has {n_texts}. Give one id per text, or "
+            "leave 'id' out.")
+    E409 = ("The service is busy: {pending} requests are running or waiting (capacity {capacity}). "
+            "Retry after {retry} s, or raise LOGICPARSE_QUEUE / --queue or the worker count.")
+    E410 = ("Annotation took longer than the time limit of {timeout} s. Send shorter texts, or "
+            "raise LOGICPARSE_TIMEOUT / --timeout on the server.")
+    E411 = "The models are still loading. Retry after {retry} s."
+    E412 = "The service could not load its models ({type}: {reason}). Check --parser and --senses."
 
     # --- E5xx: modeling and training --------------------------------------------------------
+    E501 = ("logic_ids has shape {got}, but the input ids have shape {ids}: logic_ids must be "
+            "[*input_ids.shape, K] (ids 0-34, 0 = E). Build them with logicparse.modeling.LogicAligner.")
+    E502 = ("logic_ids were given but the logical embedding never ran (were inputs_embeds passed "
+            "instead of input_ids?). Pass input_ids so the word embedding can add the logic labels.")
+    E503 = ("logicalize() found no word embedding in {model}: supported are BERT-like encoders "
+            "(BERT, MiniLM, RoBERTa, ALBERT: embeddings.word_embeddings) and BART-like "
+            "encoder-decoders (get_encoder().embed_tokens).")
+    E504 = "This model is already logicalized (k={k}, n_logic={n_logic}); logicalize it only once."
+    E505 = ("{path} holds no logical model (its config has no 'logicparse' entry). Load it with "
+            "transformers' from_pretrained and call logicalize(), or pass a path saved after logicalize().")
+    E506 = "Unknown {what} {name!r}. Options: {opts}."
+    E507 = "logic_ids contain id {value}, outside 0-34 (logicparse.LABELS). Rebuild them with the aligner."
+    E510 = ("Tokenizer {name} is a slow tokenizer without character offsets, so labels cannot be "
+            "aligned to subwords. Load a fast one: AutoTokenizer.from_pretrained(path, use_fast=True) "
+            "(needs tokenizer.json or the `tokenizers` conversion of the vocabulary).")
+    E511 = ("{where}: label id {value} is outside 0-34 (logicparse.LABELS). The shard is corrupt or "
+            "from another label vocabulary: re-annotate the texts with `logicparse annotate`.")
+    E512 = ("{path} was written with Document schema version {got!r}, this logicparse reads version "
+            "{want!r}. Re-annotate the texts with this version (`logicparse annotate`), or delete the "
+            "cached shards so training re-annotates them.")
+    E513 = "{path} is not a logicparse Arrow IPC shard ({reason}). Shards come from `logicparse annotate`."
+    E514 = ("{where}: the shards hold no annotation for text id {id!r} ({text!r}). Delete the "
+            "cached shards (or pass the right --shards directory) so the texts are annotated again.")
+    E515 = ("{where}: document {id!r} has {n_logic} logic rows, {n_tokens} tokens, {n_starts} starts "
+            "and {n_ends} ends; the four must be equal.")
+    E516 = ("{where}: document {id!r} has text that differs from the text being trained on; its "
+            "character offsets would point at the wrong words. Re-annotate (delete the cached shards).")
+    E520 = "{path}, {where}: {reason}."
+    E521 = ("Data file {path} not found. Give it with --{option}, or point --data at a directory "
+            "laid out like data/tasks/{task}/ ({files}).")
+    E522 = ("No texts to annotate and no shards at {path}: training with logic labels needs them. "
+            "Annotate with `logicparse annotate`, pass --shards DIR, or train with --no-logic.")
+    E523 = ("Cannot resume from {path}: {reason}. Start afresh with a new --out directory, or resume "
+            "with the same --task, --model and logic settings.")
+    E524 = "Model path {path} does not exist or holds no Hugging Face model (config.json): {reason}."

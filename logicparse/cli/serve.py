@@ -1,7 +1,59 @@
-"""`logicparse serve` (not yet implemented)."""
+"""`logicparse serve`: the REST service (service/) under uvicorn."""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
 
 import typer
 
 
+def _help(name: str) -> str:
+    from service.settings import Settings
+
+    field = Settings.model_fields[name]
+    return f"{field.description} (default: {field.default})"
+
+
+def serve(
+    host: Optional[str] = typer.Option(None, envvar="LOGICPARSE_HOST", help=_help("host"),
+                                       show_default=False),
+    port: Optional[int] = typer.Option(None, envvar="LOGICPARSE_PORT", help=_help("port")),
+    workers: Optional[int] = typer.Option(None, envvar="LOGICPARSE_WORKERS", help=_help("workers")),
+    parser: Optional[str] = typer.Option(None, envvar="LOGICPARSE_PARSER", help=_help("parser")),
+    senses: Optional[str] = typer.Option(None, envvar="LOGICPARSE_SENSES", help=_help("senses")),
+    device: Optional[str] = typer.Option(None, envvar="LOGICPARSE_DEVICE", help=_help("device")),
+    max_chars: Optional[int] = typer.Option(None, envvar="LOGICPARSE_MAX_CHARS",
+                                            help=_help("max_chars")),
+    max_texts: Optional[int] = typer.Option(None, envvar="LOGICPARSE_MAX_TEXTS",
+                                            help=_help("max_texts")),
+    threads: Optional[int] = typer.Option(None, envvar="LOGICPARSE_THREADS", help=_help("threads")),
+    queue: Optional[int] = typer.Option(None, envvar="LOGICPARSE_QUEUE", help=_help("queue")),
+    timeout: Optional[float] = typer.Option(None, envvar="LOGICPARSE_TIMEOUT", help=_help("timeout")),
+    log_level: Optional[str] = typer.Option(None, envvar="LOGICPARSE_LOG_LEVEL",
+                                            help=_help("log_level")),
+) -> None:
+    """Serve the REST API and the page: POST /v1/annotate, GET /v1/labels, /v1/taxonomy, /healthz, /readyz, /docs, and the page at /.
+
+    Every option can also be set by its LOGICPARSE_* environment variable; a flag wins over the variable. Models load once per worker before the port opens.
+    """  # noqa: E501 - typer keeps docstring line breaks
+    import uvicorn
+    from pydantic import ValidationError
+
+    from service.settings import Settings
+
+    given = {k: v for k, v in locals().items()
+             if k in Settings.model_fields and v is not None}
+    try:
+        settings = Settings(**given)
+    except ValidationError as e:
+        raise typer.BadParameter(str(e)) from None
+    # Worker processes build their app from the environment: hand them the merged settings.
+    os.environ.update(settings.to_env())
+    uvicorn.run("service.app:create_app", factory=True, host=settings.host, port=settings.port,
+                workers=settings.workers, log_level=settings.log_level.lower(),
+                timeout_graceful_shutdown=int(settings.timeout) + 1)
+
+
 def register(app: typer.Typer) -> None:
-    pass
+    app.command("serve")(serve)

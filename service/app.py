@@ -1,0 +1,254 @@
+"""The logicparse REST service: FastAPI app factory.
+
+``create_app()`` reads :class:`~service.settings.Settings` from ``LOGICPARSE_*`` variables; uvicorn
+calls it in each worker (``uvicorn --factory service.app:create_app``, or ``logicparse serve``).
+Models load once per process at startup; annotation runs on a bounded thread pool
+(service/limits.py). Responses are ``Document.to_dict()`` records, validated against a model
+derived from the Document dataclass itself, so the REST body, the Arrow row and the Python object
+share one definition.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import Optional, Union
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+import logicparse
+from logicparse import taxonomy
+from logicparse.annotator import check_text
+from logicparse.errors import Errors, LogicparseError
+from logicparse.tokens.document import Document
+
+from .limits import BodyGuard, Busy, TimedOut, WorkPool
+from .settings import Settings
+
+logger = logging.getLogger("logicparse.service")
+
+EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
+
+
+class AnnotateRequest(BaseModel):
+    """One text, or a list of texts annotated together (one Document each, in order)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"text": EXAMPLE}]})
+
+    text: Union[str, list[str]] = Field(
+        description="A text (the answer is one Document) or a list of texts (a list of Documents).")
+    id: Union[str, list[str], None] = Field(
+        None, description="Document id(s) to echo back: one per text. Default: '' for one text, "
+        "'0', '1', ... for a list.")
+
+
+class ErrorBody(BaseModel):
+    detail: str
+    code: str
+
+
+class Labels(BaseModel):
+    labels: list[str] = Field(description="The 35 label names; index = label id (0 = E).")
+
+
+class Health(BaseModel):
+    status: str
+
+
+class Ready(BaseModel):
+    status: str
+    parser: str
+    senses: Optional[str]
+    threads: int
+    capacity: int
+    pending: int
+    version: str
+
+
+def _error(status: int, code: str, detail: str, headers: Optional[dict] = None) -> JSONResponse:
+    return JSONResponse({"detail": detail, "code": code}, status_code=status, headers=headers)
+
+
+def _static(name: str) -> bytes:
+    # Read once at startup: no request ever opens a file.
+    return resources.files("service").joinpath("static", name).read_bytes()
+
+
+def _load_annotator(settings: Settings):
+    if os.environ.get("LOGICPARSE_TORCH_THREADS"):
+        import torch
+
+        torch.set_num_threads(int(os.environ["LOGICPARSE_TORCH_THREADS"]))
+    annotator = logicparse.Annotator(parser=settings.parser, senses=settings.senses,
+                                     device=settings.device)
+    # One warm-up call so that the first client does not pay for lazy initialisation.
+    annotator.annotate(EXAMPLE)
+    return annotator
+
+
+def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
+    """The app. ``annotator`` (anything with ``annotate`` and ``pipe``) replaces the one built from
+    ``settings``, for embedding the service in another process or testing it."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        app.state.pool = WorkPool(settings.threads, settings.queue, settings.timeout)
+        if app.state.annotator is None:
+            # Off the loop, though nothing is served yet: uvicorn binds the port after startup.
+            app.state.annotator = await asyncio.to_thread(_load_annotator, settings)
+        logger.info("logicparse service ready (parser=%s, senses=%s)",
+                    _parser_name(app.state.annotator), settings.senses)
+        try:
+            yield
+        finally:
+            app.state.pool.shutdown()
+
+    app = FastAPI(
+        title="logicparse",
+        version=logicparse.__version__,
+        summary="Logical structure of English text (Logical Transformers, Wang et al. 2023).",
+        description="Keywords of 12 logical relations, their alpha/beta spans, and per-token "
+        "layered logic labels. `POST /v1/annotate` returns the Document record of the batch "
+        "shards (DESIGN.md). A page to try it is at `/`.",
+        lifespan=lifespan,
+    )
+    app.state.annotator = annotator
+    app.state.pool = None
+    app.state.settings = settings
+    app.add_middleware(BodyGuard, limit=settings.body_limit, max_chars=settings.max_chars)
+
+    page = {name: _static(name) for name in ("index.html", "app.js", "style.css")}
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError):
+        # The input is left out of the answer: it can be large, or not encodable as JSON.
+        errors = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
+        fields = "; ".join(_where(e) + f": {e['msg']}" for e in errors)
+        return JSONResponse(jsonable_encoder({"detail": errors, "code": "E406",
+                                              "message": Errors.E406.format(fields=fields)}),
+                            status_code=422)
+
+    errors_doc = {
+        400: {"model": ErrorBody, "description": "Body not UTF-8, or text not valid Unicode."},
+        413: {"model": ErrorBody, "description": "Too much text (bytes, characters or texts)."},
+        503: {"model": ErrorBody, "description": "At capacity or still loading; see Retry-After."},
+        504: {"model": ErrorBody, "description": "Past the per-request time limit."},
+    }
+
+    @app.post("/v1/annotate", response_model=Union[Document, list[Document]],
+              responses=errors_doc, tags=["annotate"])
+    async def annotate(body: AnnotateRequest):
+        """Annotate one text (answer: a Document) or a list of texts (answer: a list of
+        Documents, in order). Empty text gives an empty Document. A document the annotator
+        cannot process comes back with `error` set, as in the batch shards."""
+        single = isinstance(body.text, str)
+        texts = [body.text] if single else body.text
+        if body.id is None:
+            ids = [""] if single else [str(i) for i in range(len(texts))]
+        else:
+            ids = [body.id] if isinstance(body.id, str) else body.id
+        if len(ids) != len(texts):
+            return JSONResponse(jsonable_encoder({"detail": [
+                {"loc": ["body", "id"], "msg": Errors.E408.format(
+                    where="body.id", n_ids=len(ids), n_texts=len(texts)), "type": "value_error"}],
+                "code": "E408"}), status_code=422)
+        if len(texts) > settings.max_texts:
+            return _error(413, "E403", Errors.E403.format(n=len(texts), limit=settings.max_texts))
+        n_chars = sum(len(t) for t in texts)
+        if n_chars > settings.max_chars:
+            return _error(413, "E402", Errors.E402.format(n=n_chars, limit=settings.max_chars))
+        for field, values in (("text", texts), ("id", ids)):
+            for i, value in enumerate(values):
+                try:
+                    check_text(value)
+                except LogicparseError as e:
+                    where = f"body.{field}" + ("" if single else f"[{i}]")
+                    return _error(400, "E407", Errors.E407.format(where=where, reason=e))
+
+        state = app.state
+        if state.annotator is None or state.pool is None:
+            return _error(503, "E411", Errors.E411.format(retry=settings.retry_after),
+                          {"Retry-After": str(settings.retry_after)})
+        try:
+            docs = await state.pool.run(_annotate, state.annotator, texts, ids)
+        except Busy as e:
+            return _error(503, "E409", Errors.E409.format(
+                pending=e.args[0], capacity=state.pool.capacity, retry=settings.retry_after),
+                {"Retry-After": str(settings.retry_after)})
+        except TimedOut:
+            return _error(504, "E410", Errors.E410.format(timeout=settings.timeout))
+        records = [d.to_dict() for d in docs]
+        return records[0] if single else records
+
+    @app.get("/v1/labels", response_model=Labels, tags=["taxonomy"])
+    async def labels():
+        """The 35 labels of the per-token `logic` layers; index = label id."""
+        return {"labels": list(logicparse.LABELS)}
+
+    @app.get("/v1/taxonomy", tags=["taxonomy"])
+    async def get_taxonomy() -> dict:
+        """The 12 relations with their roles and keywords (and each keyword's mapping
+        category), the labels, and the ambiguous keywords."""
+        return taxonomy.as_dict()
+
+    @app.get("/healthz", response_model=Health, tags=["health"])
+    async def healthz():
+        """The process is alive."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", response_model=Ready, responses={503: {"model": ErrorBody}},
+             tags=["health"])
+    async def readyz():
+        """The models are loaded and requests are served."""
+        state = app.state
+        if state.annotator is None or state.pool is None:
+            return _error(503, "E411", Errors.E411.format(retry=settings.retry_after),
+                          {"Retry-After": str(settings.retry_after)})
+        return {"status": "ready", "parser": _parser_name(state.annotator),
+                "senses": _senses_name(state.annotator), "threads": state.pool.threads,
+                "capacity": state.pool.capacity, "pending": state.pool.pending,
+                "version": logicparse.__version__}
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def index():
+        return HTMLResponse(page["index.html"])
+
+    @app.get("/static/app.js", include_in_schema=False)
+    async def app_js():
+        return Response(page["app.js"], media_type="text/javascript")
+
+    @app.get("/static/style.css", include_in_schema=False)
+    async def style_css():
+        return Response(page["style.css"], media_type="text/css")
+
+    return app
+
+
+def _annotate(annotator, texts: list[str], ids: list[str]) -> list[Document]:
+    # The batch path (Annotator.pipe): a document that fails becomes a row with `error` set.
+    return list(annotator.pipe(texts, batch_size=max(1, len(texts)), ids=ids))
+
+
+def _where(error: dict) -> str:
+    loc = error["loc"]
+    if error["type"] == "json_invalid" and len(loc) == 2:
+        return f"body at character {loc[1]}"
+    return ".".join(str(p) for p in loc)
+
+
+def _parser_name(annotator) -> str:
+    parser = getattr(annotator, "parser", None)
+    return str(getattr(parser, "name", type(parser).__name__))
+
+
+def _senses_name(annotator) -> Optional[str]:
+    senses = getattr(annotator, "senses", None)
+    return None if senses is None else str(getattr(senses, "name", type(senses).__name__))

@@ -1,0 +1,56 @@
+"""Service settings, read from ``LOGICPARSE_*`` environment variables (pydantic-settings).
+
+``logicparse serve`` turns its flags into these variables before it starts uvicorn, so every
+worker process reads the same settings whichever way they were given.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="LOGICPARSE_", extra="ignore")
+
+    host: str = Field("127.0.0.1", description="Interface to bind; 0.0.0.0 inside a container.")
+    port: int = Field(8000, ge=0, le=65535, description="TCP port.")
+    workers: int = Field(1, ge=1, description="Worker processes; each loads its own models.")
+    parser: str = Field("default", description="'default' (bundled), a benepar model name, or a path.")
+    senses: Optional[str] = Field(
+        "default", description="Sense classifiers: 'default', a path, or 'none' (the lexicon's "
+        "first sense, no encoder).")
+    device: str = Field("cpu", description="Torch device for the parser and sense encoder.")
+    max_chars: int = Field(100_000, ge=1, description="Most characters of text in one request.")
+    max_texts: int = Field(256, ge=1, description="Most texts in one request.")
+    # UTF-8 takes up to 4 bytes a character and JSON escapes up to 12 (a surrogate pair), so the
+    # byte bound checked before parsing is looser than max_chars; max_chars is checked exactly
+    # once the body is parsed.
+    max_body_bytes: Optional[int] = Field(
+        None, ge=1, description="Most bytes in a request body; default 4 * max_chars + 64 KiB.")
+    threads: int = Field(1, ge=1, description="Annotation threads per worker process.")
+    queue: int = Field(16, ge=0, description="Requests that may wait for a thread before 503.")
+    timeout: float = Field(30.0, gt=0, description="Seconds a request may take before 504.")
+    retry_after: int = Field(1, ge=0, description="Retry-After seconds sent with 503.")
+    log_level: str = Field("info", description="uvicorn log level.")
+
+    @field_validator("senses", mode="before")
+    @classmethod
+    def _none_means_off(cls, v):
+        # An environment variable cannot hold None: 'none', 'off' and '' all mean no classifiers.
+        if isinstance(v, str) and v.strip().lower() in ("", "none", "off", "false", "lexicon"):
+            return None
+        return v
+
+    @property
+    def body_limit(self) -> int:
+        return self.max_body_bytes or 4 * self.max_chars + 65536
+
+    def to_env(self) -> dict[str, str]:
+        """The settings as ``LOGICPARSE_*`` variables, for worker processes."""
+        out = {}
+        for name, value in self.model_dump().items():
+            out[f"LOGICPARSE_{name.upper()}"] = "none" if value is None else str(value)
+        return out
