@@ -1,0 +1,117 @@
+"""The Ray engine: the same chunks through Ray Data ``map_batches`` over an actor pool.
+
+Each input row of the Ray dataset is one :class:`~logicparse.batch.worker.Chunk` (``batch_size=1``),
+so a document is parsed in the same company as with the local engine and the rows come out
+identical. Every actor loads the models once (``ChunkAnnotator``) and returns the chunk's
+Documents as an Arrow table; the driver assembles and writes the shards with the same code as the
+local engine, so the shard format and manifest are the same. ``address=None`` starts a local Ray
+instance with ``workers`` CPUs; ``"auto"`` or ``ray://host:10001`` joins an existing cluster.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Iterable, Iterator, Optional
+
+import pyarrow as pa
+
+from ..errors import Errors, LogicparseError
+from .worker import Chunk, ChunkAnnotator, ChunkResult, WorkerSpec
+
+logger = logging.getLogger(__name__)
+
+_POS = ("__shard", "__start")
+_STATS = ("__pid", "__rss_mb", "__peak_rss_mb", "__parser", "__senses")
+_TYPES = {"__shard": pa.int64(), "__start": pa.int64(), "__pid": pa.int64(),
+          "__rss_mb": pa.float64(), "__peak_rss_mb": pa.float64(), "__parser": pa.string(),
+          "__senses": pa.string()}
+
+
+class _Actor:
+    """One Ray actor: models loaded once in ``__init__``."""
+
+    def __init__(self, spec: WorkerSpec):
+        self.annotate = ChunkAnnotator(spec)
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        out = []
+        for row in batch.to_pylist():
+            result = self.annotate(Chunk(row["shard"], row["start"], tuple(row["ids"]),
+                                         tuple(row["texts"])))
+            t, n, s = result.table, result.table.num_rows, result.stats
+            cols = {"__shard": [row["shard"]] * n, "__start": [row["start"] + i for i in range(n)],
+                    "__pid": [s["pid"]] * n, "__rss_mb": [s["rss_mb"]] * n,
+                    "__peak_rss_mb": [s["peak_rss_mb"]] * n, "__parser": [s["parser"]] * n,
+                    "__senses": [s["senses"]] * n}
+            for name, values in cols.items():
+                t = t.append_column(name, pa.array(values, _TYPES[name]))
+            out.append(t)
+        return pa.concat_tables(out)
+
+
+class RayEngine:
+    name = "ray"
+
+    def __init__(self, spec: WorkerSpec, workers: int = 1, address: Optional[str] = None):
+        self.spec, self.workers, self.address = spec, workers, address
+        self._started_here = False
+
+    def _init(self):
+        import ray
+
+        if ray.is_initialized():
+            return ray
+        try:
+            if self.address:
+                ray.init(address=self.address, log_to_driver=False)
+            else:
+                ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False,
+                         configure_logging=False)
+                self._started_here = True
+        except Exception as e:  # noqa: BLE001 - connection and start-up errors of all kinds
+            raise LogicparseError(Errors.E318.format(reason=f"{type(e).__name__}: {e}")) from e
+        return ray
+
+    def run(self, chunks: Iterable[Chunk]) -> Iterator[ChunkResult]:
+        # Ray Data needs the items up front; a corpus larger than the driver's memory is
+        # annotated in several runs (one per part), or with the local engine per node.
+        items = [{"shard": c.shard, "start": c.start, "ids": list(c.ids),
+                  "texts": [t if t is not None else None for t in c.texts]} for c in chunks]
+        if not items:
+            return
+        ray = self._init()
+        ctx = ray.data.DataContext.get_current()
+        ctx.execution_options.preserve_order = True
+        ctx.enable_progress_bars = False
+        ds = ray.data.from_items(items, override_num_blocks=len(items))
+        ds = ds.map_batches(_Actor, fn_constructor_kwargs={"spec": self.spec}, batch_size=1,
+                            batch_format="pyarrow", concurrency=self.workers,
+                            num_cpus=self.spec.threads, zero_copy_batch=True)
+        for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
+            yield from _split(batch)
+
+    def close(self) -> None:
+        if self._started_here:
+            import ray
+
+            ray.shutdown()
+            self._started_here = False
+
+
+def _split(batch: pa.Table) -> Iterator[ChunkResult]:
+    """Results of one Ray output batch, one per run of consecutive rows of one shard."""
+    shards = batch.column("__shard").to_pylist()
+    starts = batch.column("__start").to_pylist()
+    a = 0
+    while a < len(shards):
+        b = a + 1
+        while b < len(shards) and shards[b] == shards[a] and starts[b] == starts[b - 1] + 1:
+            b += 1
+        part = batch.slice(a, b - a)
+        stats = {"pid": part.column("__pid")[0].as_py(), "rss_mb": part.column("__rss_mb")[0].as_py(),
+                 "peak_rss_mb": part.column("__peak_rss_mb")[0].as_py(),
+                 "parser": part.column("__parser")[0].as_py(),
+                 "senses": part.column("__senses")[0].as_py()}
+        table = part.drop_columns(list(_POS + _STATS))
+        yield ChunkResult(Chunk(shards[a], starts[a], (), ()), table, stats)
+        a = b

@@ -1,0 +1,191 @@
+"""The shard directory: Arrow IPC shards of Documents plus ``manifest.json``.
+
+Layout of ``DIR``::
+
+    manifest.json        what the run was (inputs, models, versions) and what it wrote
+    shard-00000.arrow    Arrow IPC file, zstd, schema = logicparse.tokens.ARROW_SCHEMA, one row
+    shard-00001.arrow    per document, in input order; shard i holds documents
+    ...                  [i * shard_size, (i + 1) * shard_size)
+
+A shard is written under a hidden temporary name and renamed when whole, so a reader (or a
+resumed run) never sees half a shard. Its bytes depend only on its rows: one record batch, fixed
+compression, no timestamps, so the same input and models give byte-identical shards (same
+sha256).
+
+Readers: :func:`read_shards` (one ``pyarrow.Table``), :func:`iter_documents` (Documents, one shard
+in memory at a time), or any Arrow reader: ``pyarrow.ipc.open_file(path).read_all()``,
+``datasets.load_dataset("arrow", data_files="DIR/shard-*.arrow")``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Iterator, Optional, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import DataFormatError, Errors
+from ..tokens import ARROW_SCHEMA, SCHEMA_VERSION, Document
+
+MANIFEST = "manifest.json"
+SHARD_GLOB = "shard-*.arrow"
+SHARD_RE = re.compile(r"^shard-(\d{5,})\.arrow$")
+TMP_PREFIX = ".tmp-"
+FORMAT = "logicparse-shards"
+COMPRESSION = "zstd"
+
+
+def shard_name(index: int) -> str:
+    return f"shard-{index:05d}.arrow"
+
+
+def documents_to_table(docs: Sequence[Document]) -> pa.Table:
+    """The one way rows are built: ``Document.to_dict()`` through ``ARROW_SCHEMA``."""
+    return pa.Table.from_pylist([d.to_dict() for d in docs], schema=ARROW_SCHEMA)
+
+
+def conform(table: pa.Table) -> pa.Table:
+    """``table`` with exactly ARROW_SCHEMA (columns in order, schema metadata restored): tables
+    that went through another system (Ray Data) may have lost the metadata."""
+    table = table.select(ARROW_SCHEMA.names)
+    if not table.schema.equals(ARROW_SCHEMA, check_metadata=False):
+        table = table.cast(ARROW_SCHEMA)
+    return table.replace_schema_metadata(ARROW_SCHEMA.metadata)
+
+
+def write_shard(out_dir: Path, index: int, table: pa.Table) -> dict:
+    """Write shard ``index`` atomically; returns its manifest entry."""
+    table = conform(table).combine_chunks()
+    final = out_dir / shard_name(index)
+    tmp = out_dir / f"{TMP_PREFIX}{shard_name(index)}.{os.getpid()}"
+    # use_threads=False: one thread per worker process is the budget; the bytes are the same.
+    options = pa.ipc.IpcWriteOptions(compression=COMPRESSION, use_threads=False)
+    try:
+        with pa.OSFile(str(tmp), "wb") as sink:
+            with pa.ipc.new_file(sink, ARROW_SCHEMA, options=options) as writer:
+                # One record batch per shard, whatever the table's chunking was: deterministic bytes.
+                writer.write_table(table, max_chunksize=max(1, table.num_rows))
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, final)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return shard_entry(final, table)
+
+
+def shard_entry(path: Path, table: Optional[pa.Table] = None) -> dict:
+    if table is None:
+        table = read_shard(path, columns=["id", "error"])
+    ids = table.column("id")
+    return {
+        "file": path.name,
+        "rows": table.num_rows,
+        "sha256": file_sha256(path),
+        "failed": table.num_rows - table.column("error").null_count,
+        "first_id": ids[0].as_py() if table.num_rows else None,
+        "last_id": ids[-1].as_py() if table.num_rows else None,
+    }
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_shard(path: Path, columns: Optional[list[str]] = None) -> pa.Table:
+    with pa.memory_map(str(path)) as source:
+        reader = pa.ipc.open_file(source)
+        version = (reader.schema.metadata or {}).get(b"logicparse.schema_version", b"?").decode()
+        if version != SCHEMA_VERSION:
+            raise DataFormatError(Errors.E313.format(path=path, found=version,
+                                                     expected=SCHEMA_VERSION))
+        table = reader.read_all()
+    return table.select(columns) if columns else table
+
+
+def shard_paths(out_dir: Path) -> list[Path]:
+    """The finished shards of a directory, in order (temporary files are never listed)."""
+    return sorted(p for p in Path(out_dir).glob(SHARD_GLOB) if SHARD_RE.match(p.name))
+
+
+def write_manifest(out_dir: Path, manifest: dict) -> None:
+    tmp = out_dir / f"{TMP_PREFIX}{MANIFEST}.{os.getpid()}"
+    tmp.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, out_dir / MANIFEST)
+
+
+def read_manifest(out_dir: Path) -> Optional[dict]:
+    path = Path(out_dir) / MANIFEST
+    if not path.exists():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _check_dir(out_dir: Path, allow_incomplete: bool, verify: bool) -> list[Path]:
+    out_dir = Path(out_dir)
+    manifest = read_manifest(out_dir)
+    paths = shard_paths(out_dir)
+    if manifest is None and not paths:
+        raise DataFormatError(Errors.E312.format(path=out_dir))
+    if manifest is not None:
+        if manifest.get("schema_version") != SCHEMA_VERSION:
+            raise DataFormatError(Errors.E313.format(path=out_dir, found=manifest.get(
+                "schema_version"), expected=SCHEMA_VERSION))
+        if not manifest.get("complete") and not allow_incomplete:
+            raise DataFormatError(Errors.E319.format(
+                path=out_dir, done=len(paths), total=manifest.get("planned_shards", "?")))
+        if verify and manifest.get("complete"):
+            for entry in manifest["shards"]:
+                p = out_dir / entry["file"]
+                if not p.exists():
+                    raise DataFormatError(Errors.E314.format(path=p, reason="file missing"))
+                digest = file_sha256(p)
+                if digest != entry["sha256"]:
+                    raise DataFormatError(Errors.E314.format(path=p, reason="sha256 differs"))
+    return paths
+
+
+def read_shards(out_dir, columns: Optional[list[str]] = None, allow_incomplete: bool = False,
+                verify: bool = False) -> pa.Table:
+    """All shards of ``out_dir`` as one ``pyarrow.Table`` (schema ARROW_SCHEMA, input order).
+
+    Raises DataFormatError for an unfinished run unless ``allow_incomplete``; ``verify`` checks
+    every shard's sha256 against the manifest first."""
+    paths = _check_dir(Path(out_dir), allow_incomplete, verify)
+    tables = [read_shard(p, columns) for p in paths]
+    if not tables:
+        schema = ARROW_SCHEMA if not columns else pa.schema([ARROW_SCHEMA.field(c) for c in columns])
+        return schema.empty_table()
+    return pa.concat_tables(tables)
+
+
+def iter_documents(out_dir, allow_incomplete: bool = False) -> Iterator[Document]:
+    """Every Document of ``out_dir`` in input order, one shard in memory at a time."""
+    for p in _check_dir(Path(out_dir), allow_incomplete, verify=False):
+        for row in read_shard(p).to_pylist():
+            yield Document.from_dict(row)
+
+
+def find_document(out_dir, doc_id: str) -> Document:
+    """The Document with ``doc_id`` (first match), reading only the id column of each shard
+    until found."""
+    paths = _check_dir(Path(out_dir), allow_incomplete=True, verify=False)
+    examples, n = [], 0
+    for p in paths:
+        ids = read_shard(p, ["id"]).column("id")
+        n += len(ids)
+        hit = pc.index(ids, doc_id).as_py()
+        if hit >= 0:
+            return Document.from_dict(read_shard(p).slice(hit, 1).to_pylist()[0])
+        examples.extend(ids.slice(0, 3 - len(examples)).to_pylist() if len(examples) < 3 else [])
+    raise DataFormatError(Errors.E315.format(id=doc_id, path=out_dir, n=n,
+                                             examples=", ".join(map(repr, examples)) or "(none)"))

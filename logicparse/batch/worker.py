@@ -1,0 +1,119 @@
+"""What one worker (a local process or a Ray actor) does: load the models once, then turn chunks
+of documents into Arrow tables of Documents."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import resource
+import sys
+from dataclasses import dataclass, field
+from typing import Optional
+
+import pyarrow as pa
+
+from ..errors import Errors
+from ..tokens import Document
+from .shards import documents_to_table
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """How a worker builds its Annotator (picklable: it travels to processes and Ray actors)."""
+
+    parser: str = "default"
+    senses: Optional[str] = "default"
+    device: str = "cpu"
+    threads: int = 1  # torch threads per worker; processes, not threads, are how a run scales
+    # "module:function" returning an object with .pipe(texts, batch_size, ids) and, optionally,
+    # .parser.name / .senses.name. For tests and custom pipelines; None = logicparse.Annotator.
+    factory: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Consecutive documents of one shard: rows [start, start + len(ids)) of shard ``shard``.
+    Chunks are cut from the input alone (never from the number of workers), so a document is
+    always parsed in the same company and the shards do not depend on how the run was spread."""
+
+    shard: int
+    start: int
+    ids: tuple
+    texts: tuple
+    isolated: bool = False  # retried alone after a worker died
+
+
+@dataclass
+class ChunkResult:
+    chunk: Chunk
+    table: pa.Table
+    stats: dict = field(default_factory=dict)  # pid, rss_mb, peak_rss_mb, parser, senses
+
+
+def limit_threads(threads: int) -> None:
+    """Called before torch is imported in a worker, and again after."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = str(threads)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    if "torch" in sys.modules:
+        import torch
+
+        torch.set_num_threads(threads)
+
+
+class ChunkAnnotator:
+    """Loads the models once; ``__call__(chunk)`` -> ChunkResult. Never raises for a document:
+    a document that fails becomes a row with ``error`` filled."""
+
+    def __init__(self, spec: WorkerSpec):
+        limit_threads(spec.threads)
+        if spec.factory:
+            module, _, name = spec.factory.partition(":")
+            self.annotator = getattr(importlib.import_module(module), name)()
+        else:
+            from ..annotator import Annotator
+
+            self.annotator = Annotator(parser=spec.parser, senses=spec.senses, device=spec.device)
+        limit_threads(spec.threads)
+        self.models = {
+            "parser": _name(getattr(self.annotator, "parser", None), spec.parser),
+            "senses": _name(getattr(self.annotator, "senses", None), spec.senses),
+        }
+
+    def __call__(self, chunk: Chunk) -> ChunkResult:
+        docs = self.annotate(list(chunk.ids), list(chunk.texts))
+        return ChunkResult(chunk, documents_to_table(docs), {**memory_stats(), **self.models})
+
+    def annotate(self, ids: list, texts: list) -> list[Document]:
+        try:
+            docs = list(self.annotator.pipe(texts, batch_size=max(1, len(texts)), ids=ids))
+            if len(docs) != len(ids):
+                raise RuntimeError(f"pipe returned {len(docs)} documents for {len(ids)} inputs")
+            return docs
+        except Exception:  # noqa: BLE001 - find the culprit one document at a time
+            return [self._one(i, t) for i, t in zip(ids, texts)]
+
+    def _one(self, doc_id: str, text) -> Document:
+        try:
+            return next(iter(self.annotator.pipe([text], batch_size=1, ids=[doc_id])))
+        except Exception as e:  # noqa: BLE001 - recorded in the row; the run goes on
+            return Document.failed(doc_id, text if isinstance(text, str) else "",
+                                   Errors.E320.format(type=type(e).__name__, message=e))
+
+
+def _name(model, spec) -> Optional[str]:
+    if model is None:
+        return None if spec is None else str(spec)
+    return str(getattr(model, "name", None) or spec)
+
+
+def memory_stats() -> dict:
+    import psutil
+
+    rss = psutil.Process().memory_info().rss
+    # ru_maxrss is in KiB on Linux, bytes on macOS.
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = peak if sys.platform == "darwin" else peak * 1024
+    return {"pid": os.getpid(), "rss_mb": round(rss / 2**20, 1), "peak_rss_mb": round(peak / 2**20, 1)}
