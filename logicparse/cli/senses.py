@@ -1,7 +1,146 @@
-"""`logicparse senses` (not yet implemented)."""
+"""``logicparse senses``: build annotations, train, evaluate and plot the sense classifiers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
 
 import typer
 
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_KEYWORDS = "since,as,while"
+
+senses_app = typer.Typer(
+    help="Sense disambiguation of ambiguous keywords (since, as, while, ...): build labelled "
+    "occurrences from GDTB, train one SVM per keyword over encoder vectors, evaluate, plot.",
+    no_args_is_help=True)
+
+
+def _keywords(value: str) -> list[str]:
+    from ..errors import Errors, LogicparseError
+    from ..taxonomy import keywords
+
+    out = [k.strip().lower() for k in value.split(",") if k.strip()]
+    for k in out:
+        if k not in keywords():
+            raise LogicparseError(Errors.E213.format(keyword=k, opts=", ".join(sorted(keywords()))))
+    return out
+
+
+def _say(msg: str) -> None:
+    typer.echo(msg, err=True)
+
+
+@senses_app.command("build-annotations")
+def build_annotations(
+    gdtb: Path = typer.Option(..., help="GDTB directory (raw/, gold/, const/, SPLITS.json)."),
+    out: Path = typer.Option(ROOT / "annotations", help="Where to write gdtb_<split>.jsonl."),
+    keywords: str = typer.Option("since,as,while,then,yet,like,in",
+                                 help="Comma-separated keywords to collect."),
+    splits: str = typer.Option("train,dev", help="Comma-separated splits of SPLITS.json."),
+) -> None:
+    """Label every occurrence of the keywords in GDTB with the fixed gold mapping (issue #4) and
+    write one JSONL file per split; also turn OUT/hand.tsv (hand-labelled sentences) into
+    OUT/hand.jsonl."""
+    import collections
+
+    from ..gdtb import read_gdtb
+    from ..senses.data import gdtb_annotations, read_hand, write_annotations
+
+    if (out / "hand.tsv").is_file():
+        n = write_annotations(out / "hand.jsonl", read_hand(out / "hand.tsv"))
+        _say(f"{out / 'hand.jsonl'}: {n} hand-labelled occurrences")
+
+    kws = _keywords(keywords)
+    for split in [s.strip() for s in splits.split(",") if s.strip()]:
+        anns = gdtb_annotations(read_gdtb(gdtb, split), kws, f"gdtb:{split}")
+        path = out / f"gdtb_{split}.jsonl"
+        n = write_annotations(path, anns)
+        counts = collections.Counter((a.keyword, a.label) for a in anns)
+        _say(f"{path}: {n} occurrences")
+        for kw in kws:
+            _say(f"  {kw}: " + ", ".join(f"{lab}={c}" for (k, lab), c in sorted(counts.items())
+                                        if k == kw))
+
+
+@senses_app.command("train")
+def train(
+    annotations: List[Path] = typer.Option(
+        [ROOT / "annotations" / "gdtb_train.jsonl", ROOT / "annotations" / "hand.jsonl"],
+        help="Annotation JSONL files (repeat the option). Never the dev split."),
+    keywords: str = typer.Option(DEFAULT_KEYWORDS, help="Comma-separated keywords to model."),
+    encoder: str = typer.Option("default", help="'default' (all-MiniLM-L6-v2, offline), a local "
+                                "Hugging Face name such as albert-base-v2, or a model directory."),
+    out: Path = typer.Option(ROOT / "svm_models", help="Model directory to write."),
+    device: str = typer.Option("cpu"),
+    folds: int = typer.Option(5, help="Cross-validation folds for layer/pooling/SVM selection."),
+) -> None:
+    """Train one SVM per keyword; layer, pooling, kernel and C by cross-validation."""
+    from ..senses.classifier import get_encoder
+    from ..senses.data import read_annotations
+    from ..senses.train import train_models
+
+    anns = read_annotations([p for p in annotations])
+    meta = train_models(anns, get_encoder(encoder, device), _keywords(keywords), out, folds=folds,
+                        progress=sys.stderr.isatty(), say=_say)
+    typer.echo(json.dumps({"out": str(out), "cv_accuracy": {k: v["cv_accuracy"] for k, v in
+                                                             meta["keywords"].items()}}))
+
+
+@senses_app.command("eval")
+def evaluate(
+    gdtb: Path = typer.Option(..., help="GDTB directory (raw/, gold/, const/, SPLITS.json)."),
+    split: str = typer.Option("dev", help="Split to evaluate on."),
+    models: str = typer.Option("default", help="'default' (bundled svm_models/) or a model directory."),
+    keywords: str = typer.Option(DEFAULT_KEYWORDS, help="Comma-separated keywords to score."),
+    device: str = typer.Option("cpu"),
+    errors_out: Optional[Path] = typer.Option(None, "--errors", help="Write misclassified "
+                                              "occurrences to this JSONL file."),
+) -> None:
+    """Accuracy on GDTB gold (fixed mapping) against the majority-per-keyword baseline. The last
+    stdout line is one JSON object: accuracy, majority_baseline, n, per_keyword (accuracy,
+    baseline, confusion matrix with rows gold and columns predicted)."""
+    from ..gdtb import read_gdtb
+    from ..senses.classifier import load_senses
+    from ..senses.data import gdtb_annotations
+    from ..senses.train import errors, evaluate as run_eval
+
+    kws = _keywords(keywords)
+    anns = gdtb_annotations(read_gdtb(gdtb, split), kws, f"gdtb:{split}")
+    model = load_senses(models, device=device)
+    result = run_eval(model, anns, kws)
+    if errors_out:
+        errors_out.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n"
+                                      for e in errors(model, anns)), encoding="utf-8")
+    for kw, r in result["per_keyword"].items():
+        _say(f"{kw:>6}: accuracy {r['accuracy']:.3f}  majority {r['majority_baseline']:.3f}  "
+             f"n={r['n']}")
+    typer.echo(json.dumps(result))
+
+
+@senses_app.command("plot")
+def plot(
+    out: Path = typer.Option(Path("since_pca.png"), help="PNG file to write."),
+    keyword: str = typer.Option("since", help="Keyword whose vectors are plotted."),
+    annotations: List[Path] = typer.Option(
+        [ROOT / "annotations" / "gdtb_train.jsonl", ROOT / "annotations" / "hand.jsonl"],
+        help="Annotation JSONL files (repeat the option)."),
+    models: str = typer.Option("default", help="Model directory whose layer/pooling/encoder to use."),
+    device: str = typer.Option("cpu"),
+) -> None:
+    """Figure 2 of the paper: 2-D PCA of the keyword's vectors, coloured by gold sense."""
+    from ..senses.classifier import load_senses
+    from ..senses.data import read_annotations
+    from ..senses.plot import pca_figure
+
+    kw = _keywords(keyword)[0]
+    model = load_senses(models, device=device)
+    anns = [a for a in read_annotations(annotations) if a.keyword == kw]
+    pca_figure(model, anns, kw, out)
+    typer.echo(json.dumps({"out": str(out), "keyword": kw, "n": len(anns)}))
+
 
 def register(app: typer.Typer) -> None:
-    pass
+    app.add_typer(senses_app, name="senses")

@@ -102,7 +102,8 @@ class Encoder:
     def window(self, occ: Occurrence) -> Occurrence:
         """The occurrence itself if it fits ``max_length`` subwords, else the largest window of
         whole subwords centred on the keyword that does."""
-        enc = self.tokenizer(occ.text, add_special_tokens=False, return_offsets_mapping=True)
+        enc = self.tokenizer(occ.text, add_special_tokens=False, return_offsets_mapping=True,
+                             verbose=False)
         offsets = enc["offset_mapping"]
         budget = self.max_length - self.tokenizer.num_special_tokens_to_add()
         if len(offsets) <= budget:
@@ -113,6 +114,11 @@ class Encoder:
         lo = max(0, first - room // 2)
         hi = min(len(offsets), lo + budget)
         lo = max(0, hi - budget)
+        # Cut between words: a word cut in half re-tokenizes into other (often more) subwords.
+        while 0 < lo < first and occ.text[offsets[lo][0] - 1] != " ":
+            lo += 1
+        while last + 1 < hi < len(offsets) and occ.text[offsets[hi - 1][1]:][:1] not in (" ", ""):
+            hi -= 1
         start, end = offsets[lo][0], offsets[hi - 1][1]
         return Occurrence(occ.text[start:end], occ.char_start - start, occ.char_end - start)
 

@@ -1,0 +1,192 @@
+"""SVM sense models: one scikit-learn classifier per keyword over encoder vectors (paper §3.1).
+
+A model directory (the bundled ``svm_models/``, or what ``logicparse senses train --out DIR``
+writes) holds ``meta.json`` and one ``<keyword>.skops`` per keyword. ``meta.json`` records the
+encoder (name, spec, weight fingerprint), and per keyword: file, sha256, layer, pooling, labels,
+hyperparameters, training-data hash and cross-validated accuracy.
+
+Loading is strict because a wrong model silently mislabels every training example built from it:
+a file that is missing, truncated, changed since training (sha256), or holds types outside
+:data:`TRUSTED_TYPES` is refused, and so are models trained for another encoder than the one
+loaded (features of another encoder mean nothing to the SVMs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import zipfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..errors import Errors, ModelLoadError
+from ..taxonomy import keywords as taxonomy_keywords
+from . import SenseDecision, SenseQuery
+from .data import NONE
+from .features import DEFAULT_ENCODER, Encoder, Occurrence
+
+logger = logging.getLogger(__name__)
+
+META = "meta.json"
+# What skops must instantiate for the estimators `senses train` writes, beyond the types skops
+# trusts by default. Anything else in a file is refused.
+TRUSTED_TYPES = frozenset({
+    "sklearn.calibration._CalibratedClassifier",
+    "sklearn.calibration._SigmoidCalibration",
+    "sklearn.calibration.CalibratedClassifierCV",
+    "sklearn.pipeline.Pipeline",
+    "sklearn.preprocessing._data.StandardScaler",
+    "sklearn.svm._classes.SVC",
+    "sklearn.model_selection._split.StratifiedKFold",
+})
+
+
+def bundled_models_dir() -> Path:
+    """The committed ``svm_models/`` (``LOGICPARSE_SVM_MODELS`` overrides it)."""
+    env = os.environ.get("LOGICPARSE_SVM_MODELS")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "svm_models"
+
+
+@lru_cache(maxsize=4)
+def get_encoder(spec: str = DEFAULT_ENCODER, device: str = "cpu") -> Encoder:
+    """One encoder per (spec, device) per process: every model and command shares it."""
+    return Encoder(spec, device=device)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def load_estimator(path: Path, sha256: Optional[str] = None):
+    """A skops file, checked: present, unchanged since training, readable, trusted types only."""
+    import skops.io as sio
+
+    if not path.is_file():
+        raise ModelLoadError(Errors.E205.format(path=path))
+    if sha256 is not None and _sha256(path) != sha256:
+        raise ModelLoadError(Errors.E207.format(path=path))
+    try:
+        untrusted = sio.get_untrusted_types(file=path)
+    except (zipfile.BadZipFile, json.JSONDecodeError, KeyError, ValueError, OSError, EOFError) as e:
+        raise ModelLoadError(Errors.E206.format(path=path, reason=e)) from e
+    bad = sorted(set(untrusted) - TRUSTED_TYPES)
+    if bad:
+        raise ModelLoadError(Errors.E208.format(path=path, types=bad))
+    try:
+        return sio.load(path, trusted=list(untrusted))
+    except Exception as e:  # skops raises many kinds on damaged content
+        raise ModelLoadError(Errors.E206.format(path=path, reason=e)) from e
+
+
+class SVMSenseModel:
+    """:class:`~logicparse.senses.SenseModel` backed by per-keyword SVMs and one encoder."""
+
+    def __init__(self, directory, encoder: Optional[Encoder] = None, device: str = "cpu"):
+        self.directory = Path(directory)
+        meta_path = self.directory / META
+        if not meta_path.is_file():
+            raise ModelLoadError(Errors.E204.format(path=self.directory))
+        try:
+            self.meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            trained = self.meta["encoder"]
+            entries = self.meta["keywords"]
+        except (json.JSONDecodeError, KeyError, TypeError) as e:
+            raise ModelLoadError(Errors.E206.format(path=meta_path, reason=e)) from e
+        self.encoder = encoder or get_encoder(trained.get("spec", DEFAULT_ENCODER), device)
+        if self.encoder.fingerprint != trained.get("fingerprint"):
+            raise ModelLoadError(Errors.E209.format(
+                path=self.directory, trained=trained.get("name"), trained_fp=trained.get("fingerprint"),
+                loaded=self.encoder.name, loaded_fp=self.encoder.fingerprint))
+        self.entries = entries
+        self.estimators = {kw: load_estimator(self.directory / e["file"], e.get("sha256"))
+                           for kw, e in entries.items()}
+        self.name = f"svm:{self.meta.get('name', self.directory.name)}+{self.encoder.name}"
+        self._warned: set[str] = set()
+
+    @property
+    def keywords(self) -> list[str]:
+        return sorted(self.estimators)
+
+    def disambiguate(self, queries: Sequence[SenseQuery]) -> list[SenseDecision]:
+        out: list[Optional[SenseDecision]] = [None] * len(queries)
+        by_kw: dict[str, list[int]] = {}
+        for i, q in enumerate(queries):
+            if not 0 <= q.char_start < q.char_end <= len(q.text):
+                raise ValueError(Errors.E210.format(start=q.char_start, end=q.char_end,
+                                                    length=len(q.text)))
+            kw = q.keyword.lower()
+            if kw in self.estimators:
+                by_kw.setdefault(kw, []).append(i)
+            else:
+                out[i] = self._lexicon(q)
+        if by_kw:
+            todo = [i for idx in by_kw.values() for i in idx]
+            need = {(self.entries[kw]["layer"], self.entries[kw]["pooling"]) for kw in by_kw}
+            # One encoder pass over all queries, whatever their keyword.
+            feats = self.encoder.encode([Occurrence(queries[i].text, queries[i].char_start,
+                                                    queries[i].char_end) for i in todo],
+                                        layers=sorted({l for l, _ in need}),
+                                        poolings=sorted({p for _, p in need}))
+            row = {i: r for r, i in enumerate(todo)}
+            for kw, idx in by_kw.items():
+                e = self.entries[kw]
+                X = feats[(e["layer"], e["pooling"])][[row[i] for i in idx]]
+                for i, d in zip(idx, self._predict(kw, X)):
+                    out[i] = d
+        return out  # type: ignore[return-value]
+
+    def _predict(self, kw: str, X: np.ndarray) -> list[SenseDecision]:
+        est = self.estimators[kw]
+        proba = est.predict_proba(X)
+        classes = list(est.classes_)
+        out = []
+        for p in proba:
+            j = int(np.argmax(p))
+            label = str(classes[j])
+            out.append(SenseDecision(None if label == NONE else label, float(p[j]), "classifier"))
+        return out
+
+    def predict_labels(self, kw: str, texts_spans: Sequence[Occurrence]) -> list[str]:
+        """Labels ("none" for not a connective) for occurrences of one keyword (evaluation)."""
+        cands = taxonomy_keywords()[kw].senses if kw in taxonomy_keywords() else ()
+        qs = [SenseQuery(kw, cands, o.text, o.char_start, o.char_end) for o in texts_spans]
+        return [d.relation or NONE for d in self.disambiguate(qs)]
+
+    def _lexicon(self, q: SenseQuery) -> SenseDecision:
+        if q.keyword not in self._warned:
+            self._warned.add(q.keyword)
+            logger.warning("No sense model for keyword %r in %s: using its lexicon sense %r.",
+                           q.keyword, self.directory, q.candidates[0] if q.candidates else None)
+        relation = q.candidates[0] if q.candidates else None
+        return SenseDecision(relation, 1.0, "lexicon")
+
+
+def load_senses(spec="default", device: str = "cpu", encoder=None) -> SVMSenseModel:
+    """``"default"``: the bundled ``svm_models/`` with their encoder (all-MiniLM-L6-v2, offline).
+    A directory with ``meta.json``: those models with their encoder. Anything else (a Hugging Face
+    name such as ``albert-base-v2`` in the local cache, or an encoder directory): the bundled
+    models with that encoder, refused unless they were trained for it. ``encoder`` (a spec or an
+    :class:`Encoder`) overrides the encoder a model directory names."""
+    spec = str(spec)
+    if spec == "default":
+        directory = bundled_models_dir()
+    elif (Path(spec) / META).is_file():
+        directory = Path(spec)
+    elif Path(spec).is_dir() and not (Path(spec) / "config.json").is_file():
+        raise ModelLoadError(Errors.E204.format(path=spec))
+    else:
+        directory, encoder = bundled_models_dir(), encoder or spec
+    if isinstance(encoder, str):
+        encoder = get_encoder(encoder, device)
+    return SVMSenseModel(directory, encoder=encoder, device=device)

@@ -1,0 +1,184 @@
+"""Labelled keyword occurrences: built from GDTB, read from and written to ``annotations/*.jsonl``.
+
+Gold labels from GDTB are fixed (issue #4) so that numbers compare across models: an occurrence of
+a target keyword gets the relation of the Explicit GDTB relation whose connective is exactly that
+word at that place, through :func:`gold_relation`; an occurrence no Explicit relation claims is
+``none`` (not a connective: ``works as a teacher``, ``as tall as``). Occurrences are found with the
+Annotator's own keyword matcher, so an ``as`` inside a longer taxonomy phrase (``as well as``,
+``such as``, ``as soon as``, ``as long as``, ``as if``) is never a target, neither here nor at
+annotation time.
+
+Each occurrence's text is its sentence (tokens of one ``const/`` tree joined by single spaces):
+the same form the Annotator sends in a :class:`~logicparse.senses.SenseQuery`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Iterable, Iterator, Optional, Sequence
+
+from ..errors import DataFormatError, Errors
+from ..taxonomy import RELATIONS
+
+NONE = "none"  # label of an occurrence that is not a logical connective
+LABELS = tuple(RELATIONS) + (NONE,)
+# The paper's three ambiguous keywords; the bundled models may cover more (see svm_models/).
+PAPER_KEYWORDS = ("since", "as", "while")
+
+# PDTB sense prefix -> relation, checked in order (issue #4, fixed).
+_SENSE_PREFIXES = (
+    ("Temporal.", "temporal"),
+    ("Contingency.Cause.", "causal"),
+    ("Contingency.Purpose.", "causal"),
+    ("Contingency.Condition.", "conditional"),
+    ("Comparison.Concession.", "adversative"),
+)
+_SENSE_EXACT = {
+    "Comparison.Contrast": "comparative",
+    "Comparison.Similarity": "analogy",
+    "Expansion.Conjunction": "conjunction",
+}
+
+
+def gold_relation(sense: str) -> str:
+    """The fixed PDTB-sense -> relation mapping; any other sense is ``none``."""
+    if sense in _SENSE_EXACT:
+        return _SENSE_EXACT[sense]
+    for prefix, relation in _SENSE_PREFIXES:
+        if sense.startswith(prefix):
+            return relation
+    return NONE
+
+
+@dataclass(frozen=True)
+class Annotation:
+    keyword: str
+    text: str  # the sentence, tokens joined by single spaces
+    char_start: int
+    char_end: int
+    label: str  # a relation name or "none"
+    source: str  # "gdtb:train", "gdtb:dev", "hand", ...
+    doc: str = ""
+    sense: str = ""  # the PDTB sense behind a GDTB label, "" if none
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False)
+
+
+def sentences(doc) -> Iterator[tuple[int, int]]:
+    """[start, end) token range of each sentence of a GDTB document (one per const/ tree)."""
+    from ..trees import read_tree
+
+    pos = 0
+    for tree in doc.trees:
+        n = len(read_tree(tree))
+        yield pos, pos + n
+        pos += n
+    if pos != len(doc.tokens):
+        raise DataFormatError(Errors.E031.format(
+            path=doc.const_path, line=0,
+            reason=f"trees have {pos} leaves, raw/ has {len(doc.tokens)} tokens"))
+
+
+def gdtb_annotations(docs, keywords: Sequence[str], source: str) -> list[Annotation]:
+    """Every occurrence of ``keywords`` in the documents, labelled with GDTB gold."""
+    from ..mapping import find_keywords
+
+    targets = set(keywords)
+    out = []
+    for doc in docs:
+        # First Explicit relation per connective span (the file order), keyed by its one span.
+        claimed: dict[tuple[int, int], tuple[str, str]] = {}
+        for rel in doc.explicit:
+            if len(rel.connective_spans) == 1:
+                claimed.setdefault(rel.connective_spans[0], (rel.connective.lower(), rel.sense))
+        starts = doc.token_starts
+        for s, e in sentences(doc):
+            tokens = doc.tokens[s:e]
+            offset = starts[s]
+            for m in find_keywords(tokens):
+                kw = m.keyword.text
+                if kw not in targets:
+                    continue
+                a = starts[s + m.start]
+                b = starts[s + m.end - 1] + len(doc.tokens[s + m.end - 1])
+                connective, sense = claimed.get((a, b), ("", ""))
+                label = gold_relation(sense) if connective == kw else NONE
+                out.append(Annotation(kw, " ".join(tokens), a - offset, b - offset, label, source,
+                                      doc.name, sense if connective == kw else ""))
+    return out
+
+
+def read_hand(path: Path) -> list[Annotation]:
+    """Hand-labelled occurrences from a TSV file: ``label<TAB>sentence`` with the keyword in
+    ``[brackets]``; ``#`` starts a comment line."""
+    path = Path(path)
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        label, _, marked = line.partition("\t")
+        start, end = marked.find("["), marked.find("]")
+        if not label or start < 0 or end < start:
+            raise DataFormatError(Errors.E211.format(
+                path=path, line=n, reason="expected label<TAB>sentence with the keyword in [brackets]"))
+        text = marked[:start] + marked[start + 1:end] + marked[end + 1:]
+        a = Annotation(marked[start + 1:end].lower(), text, start, end - 1, label.strip(), "hand")
+        problem = _check(a)
+        if problem:
+            raise DataFormatError(Errors.E211.format(path=path, line=n, reason=problem))
+        out.append(a)
+    return out
+
+
+def write_annotations(path: Path, annotations: Iterable[Annotation]) -> int:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    n = 0
+    with open(path, "w", encoding="utf-8") as f:
+        for a in annotations:
+            f.write(a.to_json() + "\n")
+            n += 1
+    return n
+
+
+def read_annotations(paths: Iterable[Path]) -> list[Annotation]:
+    """Annotations from JSONL files, checked: a bad line is an error naming file and line."""
+    out = []
+    for path in paths:
+        path = Path(path)
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+                a = Annotation(**d)
+            except (json.JSONDecodeError, TypeError) as e:
+                raise DataFormatError(Errors.E211.format(path=path, line=n, reason=e)) from None
+            problem = _check(a)
+            if problem:
+                raise DataFormatError(Errors.E211.format(path=path, line=n, reason=problem))
+            out.append(a)
+    return out
+
+
+def _check(a: Annotation) -> Optional[str]:
+    if a.label not in LABELS:
+        return f"label {a.label!r} is not one of {list(LABELS)}"
+    if not 0 <= a.char_start < a.char_end <= len(a.text):
+        return f"span [{a.char_start}, {a.char_end}) is outside the text"
+    if a.text[a.char_start:a.char_end].lower() != a.keyword:
+        return (f"text[{a.char_start}:{a.char_end}] is "
+                f"{a.text[a.char_start:a.char_end]!r}, not the keyword {a.keyword!r}")
+    return None
+
+
+def data_hash(annotations: Sequence[Annotation]) -> str:
+    """sha256 of the training data as used (order-independent), recorded with each model."""
+    h = hashlib.sha256()
+    for line in sorted(a.to_json() for a in annotations):
+        h.update(line.encode())
+        h.update(b"\n")
+    return h.hexdigest()[:16]
