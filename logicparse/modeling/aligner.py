@@ -1,0 +1,263 @@
+"""Word-level logic labels (Document records) -> per-subword ``logic_ids`` for a model.
+
+The annotator labels words (spaCy / treebank tokens); a model sees subwords of its own tokenizer.
+The two are matched by character offsets, which every fast tokenizer reports:
+
+* every subword of a word takes the word's labels;
+* where the two tokenisations disagree (a subword covering parts of two words, such as BERT's
+  ``don`` over spaCy's ``do`` + ``n't``), the subword takes the labels of the word it overlaps most
+  (the earlier one on a tie); a subword over no word (whitespace) takes E;
+* special and padding tokens take E;
+* each token's labels are cut to the K shallowest (they come first in ``Document.logic``) or
+  padded with E to K.
+
+The aligner tokenizes the documents' own text (``Document.text``, or the tokens joined by single
+spaces for a Document built from trees), so offsets can never refer to another string.
+Shards are read here too, and checked before any training: schema version, label range, lengths.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from typing import Iterable, Iterator, Optional, Sequence, Union
+
+import numpy as np
+import torch
+
+from ..errors import DataFormatError, Errors
+from ..taxonomy import LABELS
+from ..tokens import ARROW_SCHEMA, SCHEMA_VERSION, Document, Relation
+
+DocLike = Union[Document, dict]
+N_LABELS = len(LABELS)
+_VERSION_KEY = b"logicparse.schema_version"
+
+
+def as_document(doc: DocLike) -> Document:
+    return doc if isinstance(doc, Document) else Document.from_dict(doc)
+
+
+def document_text(doc: Document) -> str:
+    """The string the token offsets index."""
+    return doc.text if doc.text else " ".join(doc.tokens)
+
+
+def check_document(doc: Document, where: str = "document") -> Document:
+    """Raise a clear error for a record the aligner would silently misread."""
+    n = len(doc.tokens)
+    if not (len(doc.logic) == len(doc.token_starts) == len(doc.token_ends) == n):
+        raise DataFormatError(Errors.E515.format(
+            where=where, id=doc.id, n_logic=len(doc.logic), n_tokens=n,
+            n_starts=len(doc.token_starts), n_ends=len(doc.token_ends)))
+    for row in doc.logic:
+        for value in row:
+            if not 0 <= int(value) < N_LABELS:
+                raise DataFormatError(Errors.E511.format(where=f"{where} {doc.id!r}", value=value))
+    return doc
+
+
+def label_matrix(doc: Document, k: int) -> np.ndarray:
+    """[n_tokens, k] label ids: the k shallowest labels of each token, E-padded."""
+    out = np.zeros((len(doc.logic), k), dtype=np.int64)
+    for i, row in enumerate(doc.logic):
+        row = row[:k]
+        out[i, :len(row)] = row
+    return out
+
+
+def join_documents(docs: Sequence[DocLike], sep: str = " ", id: str = "") -> Document:
+    """One Document for texts that a model reads as one segment (a question and an answer
+    option): texts joined by ``sep``, offsets, sentences and relation spans shifted."""
+    docs = [as_document(d) for d in docs]
+    out = Document(id=id, text="")
+    texts, pos, tok = [], 0, 0
+    for i, d in enumerate(docs):
+        if i:
+            pos += len(sep)
+        text = document_text(d)
+        texts.append(text)
+        out.tokens += d.tokens
+        out.token_starts += [s + pos for s in d.token_starts]
+        out.token_ends += [e + pos for e in d.token_ends]
+        out.sentence_starts += [s + tok for s in d.sentence_starts]
+        out.logic += [list(r) for r in d.logic]
+        shift = lambda span: [[a + tok, b + tok] for a, b in span]  # noqa: E731
+        sent = len(out.sentence_starts) - len(d.sentence_starts)
+        out.relations += [Relation(**{**r.to_dict(), "key": shift(r.key), "alpha": shift(r.alpha),
+                                      "beta": shift(r.beta), "sentence": r.sentence + sent})
+                          for r in d.relations]
+        pos += len(text)
+        tok += len(d.tokens)
+    out.text = sep.join(texts)
+    return out
+
+
+def _char_to_token(doc: Document, n_chars: int) -> np.ndarray:
+    index = np.full(n_chars + 1, -1, dtype=np.int64)
+    for t, (s, e) in enumerate(zip(doc.token_starts, doc.token_ends)):
+        index[max(s, 0):min(e, n_chars)] = t
+    return index
+
+
+def subword_words(doc: Document, offsets: np.ndarray, n_chars: Optional[int] = None) -> np.ndarray:
+    """For subwords with character ``offsets`` [S, 2] into the document's text, the index of the
+    word each takes its labels from (-1: none, E)."""
+    n_chars = len(document_text(doc)) if n_chars is None else n_chars
+    index = _char_to_token(doc, n_chars)
+    starts = np.clip(offsets[:, 0], 0, n_chars)
+    ends = np.clip(offsets[:, 1], 0, n_chars)
+    first, last = index[starts], index[np.maximum(ends - 1, 0)]
+    words = np.where((ends > starts) & (first == last), first, -1)
+    # Subwords whose first and last characters fall in different words (or in gaps): most overlap.
+    for i in np.nonzero((ends > starts) & (first != last))[0]:
+        covered = index[starts[i]:ends[i]]
+        covered = covered[covered >= 0]
+        if covered.size:
+            lo = covered.min()
+            words[i] = lo + int(np.bincount(covered - lo).argmax())
+    return words
+
+
+class LogicAligner:
+    """Tokenize documents (single texts or pairs) and attach ``logic_ids`` [batch, seq, K].
+
+    >>> aligner = LogicAligner(tokenizer, k=3, max_length=512)
+    >>> batch = aligner(contexts, pair_docs=answers)   # input_ids, attention_mask, logic_ids, ...
+    >>> model(**batch)                                  # a logicalized model
+
+    ``truncation`` follows the tokenizer's argument (``"only_first"`` keeps the whole second
+    segment, as multiple-choice inputs want); labels are aligned after truncation, so they always
+    match the ids the model sees.
+    """
+
+    def __init__(self, tokenizer, k: int = 3, max_length: Optional[int] = None,
+                 truncation: Union[bool, str] = True, padding: Union[bool, str] = "longest"):
+        if not getattr(tokenizer, "is_fast", False):
+            raise DataFormatError(Errors.E510.format(name=type(tokenizer).__name__))
+        self.tokenizer, self.k = tokenizer, k
+        self.max_length = max_length or min(getattr(tokenizer, "model_max_length", 512), 4096)
+        self.truncation, self.padding = truncation, padding
+
+    def __call__(self, docs: Sequence[DocLike], pair_docs: Optional[Sequence[DocLike]] = None,
+                 return_tensors: Optional[str] = "pt", **tokenizer_kwargs):
+        docs = [check_document(as_document(d)) for d in docs]
+        pairs = None if pair_docs is None else [check_document(as_document(d)) for d in pair_docs]
+        texts = [document_text(d) for d in docs]
+        pair_texts = None if pairs is None else [document_text(d) for d in pairs]
+        enc = self.tokenizer(texts, pair_texts, truncation=self.truncation, padding=self.padding,
+                             max_length=self.max_length, return_offsets_mapping=True,
+                             **tokenizer_kwargs)
+        logic = self.align(enc, docs, pairs)
+        enc.pop("offset_mapping")
+        if return_tensors == "pt":
+            out = {k: torch.tensor(v) for k, v in enc.items()}
+            out["logic_ids"] = torch.from_numpy(logic)
+            return out
+        enc["logic_ids"] = logic
+        return enc
+
+    def align(self, encoding, docs: Sequence[Document], pair_docs: Optional[Sequence[Document]] = None
+              ) -> np.ndarray:
+        """logic_ids [batch, seq, K] for an encoding made with ``return_offsets_mapping=True``."""
+        offsets_all = encoding["offset_mapping"]
+        seq_len = max((len(o) for o in offsets_all), default=0)
+        out = np.zeros((len(offsets_all), seq_len, self.k), dtype=np.int64)
+        for b, offsets in enumerate(offsets_all):
+            seq_ids = np.array([-1 if s is None else s for s in encoding.sequence_ids(b)])
+            offsets = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+            for s, doc in ((0, docs[b]), (1, pair_docs[b] if pair_docs is not None else None)):
+                where = np.nonzero(seq_ids == s)[0]
+                if doc is None or where.size == 0:
+                    continue
+                words = subword_words(doc, offsets[where])
+                labels = label_matrix(doc, self.k)
+                hit = words >= 0
+                out[b, where[hit]] = labels[words[hit]]
+        return out
+
+
+# --- shards ----------------------------------------------------------------------------------
+
+
+def shard_files(path: str) -> list[str]:
+    """The Arrow shards of a directory (sorted), or the file itself."""
+    if os.path.isdir(path):
+        files = sorted(glob.glob(os.path.join(path, "**", "*.arrow"), recursive=True))
+        if not files:
+            raise DataFormatError(Errors.E513.format(path=path, reason="no *.arrow files in it"))
+        return files
+    return [path]
+
+
+def check_shard_schema(schema, path: str) -> None:
+    meta = schema.metadata or {}
+    if _VERSION_KEY not in meta:
+        raise DataFormatError(Errors.E513.format(
+            path=path, reason=f"its schema metadata lacks {_VERSION_KEY.decode()}"))
+    got = meta[_VERSION_KEY].decode()
+    if got != SCHEMA_VERSION:
+        raise DataFormatError(Errors.E512.format(path=path, got=got, want=SCHEMA_VERSION))
+    missing = [n for n in ("id", "text", "tokens", "token_starts", "token_ends", "logic")
+               if n not in schema.names]
+    if missing:
+        raise DataFormatError(Errors.E513.format(path=path, reason=f"columns {missing} missing"))
+
+
+def _check_label_range(table, path: str) -> None:
+    import pyarrow.compute as pc
+
+    flat = pc.list_flatten(pc.list_flatten(table.column("logic")))
+    if len(flat):
+        top = pc.max(flat).as_py()
+        if top is not None and top >= N_LABELS:
+            raise DataFormatError(Errors.E511.format(where=path, value=top))
+
+
+def read_shard_table(path: str):
+    """One shard as a pyarrow Table, after the schema-version and label-range checks."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    try:
+        with pa.memory_map(path, "r") as source:
+            try:
+                table = ipc.open_file(source).read_all()
+            except pa.ArrowInvalid:
+                source.seek(0)
+                table = ipc.open_stream(source).read_all()
+    except (pa.ArrowInvalid, OSError) as e:
+        raise DataFormatError(Errors.E513.format(path=path, reason=str(e))) from e
+    check_shard_schema(table.schema, path)
+    _check_label_range(table, path)
+    return table
+
+
+def read_documents(path: str) -> Iterator[Document]:
+    """Documents of Arrow shards (a file or a directory of ``*.arrow``), or of a JSON file (a list
+    of Document dicts) / JSONL file (one per line). Every record is checked."""
+    if os.path.isfile(path) and path.endswith((".json", ".jsonl")):
+        with open(path, encoding="utf-8") as f:
+            rows = json.load(f) if path.endswith(".json") else (json.loads(l) for l in f if l.strip())
+            for i, row in enumerate(rows):
+                yield check_document(Document.from_dict(row), f"{path} record {i}")
+        return
+    for file in shard_files(path):
+        table = read_shard_table(file)
+        for row in table.to_pylist():
+            yield check_document(Document.from_dict(row), file)
+
+
+def write_shard(docs: Iterable[Document], path: str) -> int:
+    """Write Documents as one Arrow IPC file with ARROW_SCHEMA (and its version metadata)."""
+    import pyarrow as pa
+
+    rows = [d.to_dict() for d in docs]
+    table = pa.Table.from_pylist(rows, schema=ARROW_SCHEMA)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, ARROW_SCHEMA) as writer:
+        writer.write_table(table)
+    os.replace(tmp, path)
+    return len(rows)

@@ -1,0 +1,175 @@
+"""Turn a Hugging Face model into a Logical Transformer, and save / load it with its base model.
+
+``logicalize(model)`` replaces the word embedding inside the model's embedding module by a
+:class:`LogicalEmbedding` (so position and segment embeddings are still added after it) and lets
+``model(...)`` and ``model.generate(...)`` take ``logic_ids``. Encoders (BERT, MiniLM, RoBERTa,
+ALBERT) take the labels in ``embeddings.word_embeddings``; encoder-decoders (BART) in the encoder's
+``embed_tokens`` only, the decoder keeps the plain (tied) embedding.
+
+The settings go into ``model.config.logicparse``, so ``save_pretrained`` writes an ordinary
+checkpoint of the base architecture plus the new parameters, and :func:`from_pretrained` rebuilds
+the logical model from it.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import inspect
+import os
+from typing import Optional
+
+import torch
+from torch import nn
+
+from ..errors import Errors, ModelLoadError
+from .embedding import LogicalEmbedding
+
+CONFIG_KEY = "logicparse"
+
+
+def _embedding_slot(model: nn.Module) -> tuple[nn.Module, str]:
+    """(module holding the word embedding, attribute name) for the supported families."""
+    config = getattr(model, "config", None)
+    base = getattr(model, "base_model", model)
+    if getattr(config, "is_encoder_decoder", False) and hasattr(base, "get_encoder"):
+        encoder = base.get_encoder()
+        if isinstance(getattr(encoder, "embed_tokens", None), nn.Embedding):
+            return encoder, "embed_tokens"
+    embeddings = getattr(base, "embeddings", None)
+    if isinstance(getattr(embeddings, "word_embeddings", None), nn.Embedding):
+        return embeddings, "word_embeddings"
+    raise ValueError(Errors.E503.format(model=type(model).__name__))
+
+
+def logical_embedding(model: nn.Module) -> Optional[LogicalEmbedding]:
+    """The model's LogicalEmbedding, or None for a plain model."""
+    return next((m for m in model.modules() if isinstance(m, LogicalEmbedding)), None)
+
+
+def logicalize(model: nn.Module, n_logic: Optional[int] = None, k: int = 3,
+               activation: str = "gelu", projection: str = "linear",
+               mlp_hidden: Optional[int] = None) -> nn.Module:
+    """Put the logic-aware embedding into ``model`` (in place) and return it.
+
+    ``n_logic``: size of the 35 logical vectors (default: the word embedding size N). ``k``: logic
+    depth, the number of projection layers (labels past K are cut, the shallowest kept).
+    ``projection="mlp"`` is footnote 4's perceptron variant. After this call
+    ``model(input_ids=..., logic_ids=...)`` works with ``logic_ids`` of shape
+    ``[*input_ids.shape, K]`` (ids 0-34, omitted = all E).
+    """
+    existing = logical_embedding(model)
+    if existing is not None:
+        raise ValueError(Errors.E504.format(k=existing.k, n_logic=existing.n_logic))
+    parent, name = _embedding_slot(model)
+    word = getattr(parent, name)
+    init_std = float(getattr(getattr(model, "config", None), "initializer_range", None)
+                     or getattr(getattr(model, "config", None), "init_std", None) or 0.02)
+    emb = LogicalEmbedding.from_embedding(word, n_logic=n_logic, k=k, activation=activation,
+                                          projection=projection, mlp_hidden=mlp_hidden,
+                                          init_std=init_std)
+    setattr(parent, name, emb)
+    if getattr(model, "config", None) is not None:
+        setattr(model.config, CONFIG_KEY, {
+            "n_logic": emb.n_logic, "k": emb.k, "activation": activation,
+            "projection": projection, "mlp_hidden": mlp_hidden})
+    _accept_logic_ids(model, emb)
+    return model
+
+
+def _accept_logic_ids(model: nn.Module, emb: LogicalEmbedding) -> None:
+    """Let the instance's forward (and generate) take ``logic_ids``: the labels are handed to the
+    embedding for the duration of the call, since the model's own forward cannot pass them down."""
+    forward = model.forward
+
+    @functools.wraps(forward)
+    def logical_forward(*args, logic_ids: Optional[torch.Tensor] = None, **kwargs):
+        if logic_ids is None:
+            return forward(*args, **kwargs)
+        with emb.labels(logic_ids):
+            out = forward(*args, **kwargs)
+            encoder_ran = not (kwargs.get("encoder_outputs") is not None)
+            if not emb.labels_used and encoder_ran:
+                raise ValueError(Errors.E502)
+        return out
+
+    logical_forward.__signature__ = _with_logic_ids(forward)
+    model.forward = logical_forward
+
+    generate = getattr(model, "generate", None)
+    if generate is not None and getattr(model.config, "is_encoder_decoder", False):
+        @functools.wraps(generate)
+        def logical_generate(*args, logic_ids: Optional[torch.Tensor] = None, **kwargs):
+            # The encoder runs once, before beams are expanded, with the labels of the inputs.
+            with emb.labels(logic_ids):
+                return generate(*args, **kwargs)
+
+        model.generate = logical_generate
+
+
+def _with_logic_ids(fn) -> inspect.Signature:
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    new = inspect.Parameter("logic_ids", inspect.Parameter.KEYWORD_ONLY, default=None,
+                            annotation=Optional[torch.Tensor])
+    at = next((i for i, p in enumerate(params) if p.kind == inspect.Parameter.VAR_KEYWORD), len(params))
+    return sig.replace(parameters=params[:at] + [new] + params[at:])
+
+
+def from_pretrained(path: str, auto_class=None, **kwargs) -> nn.Module:
+    """Load a model saved with ``save_pretrained`` after :func:`logicalize`.
+
+    ``auto_class`` (e.g. ``AutoModelForMultipleChoice``) defaults to the saved architecture. The
+    base model loads as usual; then the logical embedding is put back and its parameters read from
+    the same checkpoint files.
+    """
+    import transformers
+
+    try:
+        config = transformers.AutoConfig.from_pretrained(path)
+    except (OSError, ValueError) as e:
+        raise ModelLoadError(Errors.E524.format(path=path, reason=e)) from e
+    settings = getattr(config, CONFIG_KEY, None)
+    if not settings:
+        raise ModelLoadError(Errors.E505.format(path=path))
+    if auto_class is None:
+        arch = (getattr(config, "architectures", None) or [None])[0]
+        auto_class = getattr(transformers, arch) if arch and hasattr(transformers, arch) \
+            else transformers.AutoModel
+    # The logic parameters are unknown to the base class: silence its "unused weights" warning,
+    # they are loaded right after.
+    verbosity = transformers.logging.get_verbosity()
+    transformers.logging.set_verbosity_error()
+    try:
+        model = auto_class.from_pretrained(path, config=config, **kwargs)
+    finally:
+        transformers.logging.set_verbosity(verbosity)
+    logicalize(model, **settings)
+    emb = logical_embedding(model)
+    prefix = next(n for n, m in model.named_modules() if m is emb) + "."
+    wanted = {key for key in model.state_dict() if key.startswith(prefix)
+              and key != prefix + "weight"}
+    state = _read_tensors(path, wanted)
+    missing = wanted - set(state)
+    if missing:
+        raise ModelLoadError(Errors.E524.format(
+            path=path, reason=f"the checkpoint lacks the logic parameters {sorted(missing)}"))
+    model.load_state_dict(state, strict=False)
+    return model
+
+
+def _read_tensors(path: str, keys: set[str]) -> dict[str, torch.Tensor]:
+    out: dict[str, torch.Tensor] = {}
+    files = sorted(glob.glob(os.path.join(path, "*.safetensors")))
+    if files:
+        from safetensors import safe_open
+
+        for f in files:
+            with safe_open(f, framework="pt") as st:
+                for key in keys & set(st.keys()):
+                    out[key] = st.get_tensor(key)
+        return out
+    for f in sorted(glob.glob(os.path.join(path, "pytorch_model*.bin"))):
+        state = torch.load(f, map_location="cpu", weights_only=True)
+        out.update({k: v for k, v in state.items() if k in keys})
+    return out
