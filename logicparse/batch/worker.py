@@ -77,9 +77,12 @@ class ChunkAnnotator:
 
             self.annotator = Annotator(parser=spec.parser, senses=spec.senses, device=spec.device)
         limit_threads(spec.threads)
+        # A custom factory's models are named by the objects alone, never by the unused specs.
         self.models = {
-            "parser": _name(getattr(self.annotator, "parser", None), spec.parser),
-            "senses": _name(getattr(self.annotator, "senses", None), spec.senses),
+            "parser": _name(getattr(self.annotator, "parser", None),
+                            None if spec.factory else spec.parser),
+            "senses": _name(getattr(self.annotator, "senses", None),
+                            None if spec.factory else spec.senses),
         }
 
     def __call__(self, chunk: Chunk) -> ChunkResult:

@@ -1,7 +1,81 @@
-"""`logicparse shards` (not yet implemented)."""
+"""`logicparse shards stats DIR` and `logicparse shards show DIR --id ID`: look into shards."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import typer
 
+shards_app = typer.Typer(help="Inspect a shard directory written by `logicparse annotate`.",
+                         no_args_is_help=True)
+
+
+@shards_app.command("stats")
+def stats(
+    directory: Path = typer.Argument(..., metavar="DIR", help="Shard directory."),
+    as_json: bool = typer.Option(False, "--json", help="Print only the JSON object."),
+    top: int = typer.Option(20, "--top", help="Keywords listed (most frequent first)."),
+) -> None:
+    """Documents, sentences, tokens, relations per type and per keyword, share of tokens with a label, failures. The last line of stdout is the same figures as one JSON object."""  # noqa: E501
+    from ..batch.stats import shard_stats
+
+    s = _guard(lambda: shard_stats(directory))
+    if not as_json:
+        from rich.console import Console
+        from rich.table import Table
+
+        console = Console(highlight=False)
+        state = "complete" if s["complete"] else "[yellow]unfinished run[/]"
+        console.print(f"[bold]{directory}[/]: {s['shards']} shards, {state}; parser "
+                      f"{s['parser']}, senses {s['senses']}")
+        overview = Table(show_header=False, box=None)
+        for k in ("documents", "sentences", "tokens", "relations", "failed"):
+            overview.add_row(k, f"{s[k]:,}")
+        overview.add_row("tokens with a label", f"{100 * s['labelled_token_share']:.1f}%")
+        console.print(overview)
+        rel = Table("relation", "count", box=None)
+        for name, n in s["per_relation"].items():
+            rel.add_row(name, f"{n:,}")
+        kw = Table("keyword", "count", box=None)
+        for name, n in list(s["per_keyword"].items())[:top]:
+            kw.add_row(name, f"{n:,}")
+        console.print(rel)
+        console.print(kw)
+    typer.echo(json.dumps(s))
+
+
+@shards_app.command("show")
+def show(
+    directory: Path = typer.Argument(..., metavar="DIR", help="Shard directory."),
+    doc_id: str = typer.Option(..., "--id", help="Document id (see manifest.json or the input)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the Document record as JSON."),
+    labels: bool = typer.Option(False, "--labels", help="Also list every labelled token with its "
+                                "label layers."),
+) -> None:
+    """One document: its text, then each relation with keyword, alpha and beta spans."""
+    from ..batch.shards import find_document
+
+    doc = _guard(lambda: find_document(directory, doc_id))
+    if as_json:
+        typer.echo(json.dumps(doc.to_dict(), ensure_ascii=False))
+        return
+    from rich.console import Console
+
+    from ..batch.show import render_document
+
+    render_document(doc, Console(highlight=False), labels=labels)
+
+
+def _guard(fn):
+    from ..errors import LogicparseError
+
+    try:
+        return fn()
+    except LogicparseError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+
 
 def register(app: typer.Typer) -> None:
-    pass
+    app.add_typer(shards_app, name="shards")

@@ -1,0 +1,136 @@
+"""Readers of `logicparse annotate`: every input kind, ids, order, decoding fallback, bad input."""
+
+import io
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from logicparse.batch.inputs import ReadOptions, count_documents, decode, read_documents, resolve_inputs
+from logicparse.errors import DataFormatError
+
+FIX = Path(__file__).parent / "fixtures" / "batch"
+CORPUS = FIX / "corpus"
+
+
+def read(paths, stdin=None, **opts):
+    o = ReadOptions(**opts)
+    specs = resolve_inputs([str(p) for p in paths])
+    docs = [d for _, d in read_documents(specs, o, stdin)]
+    return docs, count_documents(specs, o)
+
+
+def test_directory_is_read_recursively_in_sorted_order_with_relative_ids():
+    docs, n = read([CORPUS])
+    assert [d.id for d in docs] == ["alpha", "beta", "letters/empty", "letters/gamma",
+                                    "letters/latin1"]
+    assert n == 5
+    assert docs[0].text.startswith("The bridge was closed")
+    assert docs[2].text == ""  # an empty file is still a document
+
+
+def test_latin1_file_is_decoded_with_the_fallback_never_dropped():
+    docs, _ = read([CORPUS / "letters" / "latin1.txt"])
+    assert docs[0].id == "latin1" and docs[0].fallback
+    assert "café" in docs[0].text and "crème brûlée" in docs[0].text
+    assert not read([CORPUS / "alpha.txt"])[0][0].fallback
+
+
+@pytest.mark.parametrize("fallback,expected", [
+    ("latin-1", "\x93quoted\x94 caf\xe9"),
+    ("cp1252", "\u201cquoted\u201d caf\xe9"),
+    ("replace", "\ufffdquoted\ufffd caf\ufffd"),
+])
+def test_fallbacks(fallback, expected):
+    text, fell_back = decode(b"\x93quoted\x94 caf\xe9", ReadOptions(fallback=fallback))
+    assert fell_back and text == expected
+
+
+def test_cp1252_keeps_bytes_it_leaves_undefined():
+    text, _ = decode(b"a\x81b\x93", ReadOptions(fallback="cp1252"))
+    assert text == "a\x81b\u201c"
+
+
+def test_utf8_bom_is_dropped():
+    assert decode("\ufeffhello".encode("utf-8"), ReadOptions()) == ("hello", False)
+
+
+def test_jsonl_with_configurable_fields_and_default_ids():
+    docs, n = read([FIX / "docs.jsonl"], text_field="body", id_field="doc_id")
+    assert [d.id for d in docs] == ["j-1", "j-2", "docs:4"]  # blank line 3 skipped
+    assert docs[1].text.startswith("Prices rose")
+    assert n == 3
+
+
+def test_jsonl_missing_text_field_names_the_option():
+    with pytest.raises(DataFormatError, match="docs.jsonl, line 1: .*--text-field"):
+        read([FIX / "docs.jsonl"])
+
+
+def test_jsonl_invalid_line(tmp_path):
+    p = tmp_path / "bad.jsonl"
+    p.write_text('{"text": "ok"}\n{not json}\n')
+    with pytest.raises(DataFormatError, match="line 2: not valid JSON"):
+        read([p])
+
+
+def test_parquet_and_arrow_inputs(tmp_path):
+    table = pa.table({"id": ["p1", None, "p3"], "text": ["First one.", "Second.", None]})
+    pq.write_table(table, tmp_path / "t.parquet")
+    with pa.OSFile(str(tmp_path / "t.arrow"), "wb") as sink:
+        with pa.ipc.new_file(sink, table.schema) as w:
+            w.write_table(table)
+    with pa.OSFile(str(tmp_path / "s.arrow"), "wb") as sink:
+        with pa.ipc.new_stream(sink, table.schema) as w:
+            w.write_table(table)
+    for name in ("t.parquet", "t.arrow", "s.arrow"):
+        docs, n = read([tmp_path / name])
+        stem = name.split(".")[0]
+        assert [d.id for d in docs] == ["p1", f"{stem}:2", "p3"] and n == 3
+        assert docs[0].text == "First one." and docs[2].text is None  # null text: a failed row later
+
+
+def test_table_without_the_text_column(tmp_path):
+    pq.write_table(pa.table({"body": ["x"]}), tmp_path / "t.parquet")
+    with pytest.raises(DataFormatError, match="no column 'text'.*--text-field"):
+        read([tmp_path / "t.parquet"])
+
+
+@pytest.mark.parametrize("fmt,data,ids,texts", [
+    ("lines", b"one doc\n\n  \ntwo doc\r\n", ["stdin:1", "stdin:2"], ["one doc", "two doc"]),
+    ("text", b"all\n\nof it", ["stdin"], ["all\n\nof it"]),
+    ("jsonl", b'{"id": "a", "text": "x"}\n{"text": "y"}\n', ["a", "stdin:2"], ["x", "y"]),
+])
+def test_stdin_formats(fmt, data, ids, texts):
+    docs, n = read(["-"], stdin=io.BytesIO(data), stdin_format=fmt)
+    assert [d.id for d in docs] == ids and [d.text for d in docs] == texts
+    assert n is None  # unknown in advance: no ETA
+
+
+def test_inputs_keep_argument_order():
+    docs, _ = read([CORPUS / "beta.txt", FIX / "docs.jsonl", CORPUS / "alpha.txt"],
+                   text_field="body", id_field="doc_id")
+    assert [d.id for d in docs] == ["beta", "j-1", "j-2", "docs:4", "alpha"]
+
+
+def test_bad_arguments(tmp_path):
+    with pytest.raises(DataFormatError, match="does not exist"):
+        resolve_inputs([str(tmp_path / "nope.txt")])
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "x.md").write_text("x")
+    with pytest.raises(DataFormatError, match="holds no \\*.txt files"):
+        resolve_inputs([str(tmp_path / "d")])
+    with pytest.raises(DataFormatError, match="No input given"):
+        resolve_inputs([])
+    with pytest.raises(DataFormatError, match="Unknown decoding fallback"):
+        ReadOptions(fallback="ascii")
+    with pytest.raises(DataFormatError, match="Unknown text encoding"):
+        ReadOptions(encoding="klingon")
+
+
+def test_jsonl_fixture_is_valid_json():
+    for line in (FIX / "docs.jsonl").read_text().splitlines():
+        if line.strip():
+            json.loads(line)
