@@ -1,0 +1,176 @@
+"""Shard files and their readers: schema, determinism, atomic writes, pyarrow and datasets,
+manifest checks, stats and the terminal view. Documents come from ``annotate_trees`` (no parser)."""
+
+import io
+import json
+import os
+
+import pyarrow as pa
+import pytest
+
+import logicparse
+from logicparse.batch import shards as sh
+from logicparse.batch.stats import shard_stats
+from logicparse.errors import DataFormatError
+from logicparse.tokens import ARROW_SCHEMA, SCHEMA_VERSION, Document
+
+TREES = [
+    ["(S (NP (PRP I)) (VP (MD will) (RB not) (VP (VB go) (SBAR (IN if) (S (NP (PRP it)) "
+     "(VP (VBZ rains)))))) (. .))"],
+    ["(S (NP (NNS Cats) (CC and) (NNS dogs)) (VP (VBP play)) (. .))",
+     "(S (CC But) (NP (PRP they)) (VP (VBP fight)) (. .))"],
+]
+
+
+def docs():
+    out = [logicparse.annotate_trees(t, id=f"d{i}") for i, t in enumerate(TREES)]
+    out.append(Document.failed("bad", "some text", "ValueError: boom"))
+    return out
+
+
+def write_dir(path, manifest_extra=None):
+    path.mkdir(parents=True, exist_ok=True)
+    entries = [sh.write_shard(path, 0, sh.documents_to_table(docs()[:2])),
+               sh.write_shard(path, 1, sh.documents_to_table(docs()[2:]))]
+    sh.write_manifest(path, {"format": sh.FORMAT, "schema_version": SCHEMA_VERSION,
+                             "complete": True, "shards": entries, "parser": "p", "senses": None,
+                             **(manifest_extra or {})})
+    return entries
+
+
+def test_shard_has_exactly_the_document_schema_and_round_trips(tmp_path):
+    write_dir(tmp_path)
+    with pa.memory_map(str(tmp_path / "shard-00000.arrow")) as f:
+        table = pa.ipc.open_file(f).read_all()
+    assert table.schema.equals(ARROW_SCHEMA, check_metadata=True)
+    assert [Document.from_dict(r) for r in sh.read_shards(tmp_path).to_pylist()] == docs()
+    assert list(sh.iter_documents(tmp_path)) == docs()
+
+
+def test_same_rows_give_the_same_bytes_whatever_the_chunking(tmp_path):
+    t = sh.documents_to_table(docs())
+    a = sh.write_shard(tmp_path, 0, t)["sha256"]
+    chunked = pa.concat_tables([t.slice(0, 1), t.slice(1)])
+    assert chunked.column("id").num_chunks == 2
+    b = sh.write_shard(tmp_path, 1, chunked)["sha256"]
+    assert a == b
+
+
+def test_zstd_compressed(tmp_path):
+    table = sh.documents_to_table(docs() * 50)
+    sh.write_shard(tmp_path, 0, table)
+    with pa.memory_map(str(tmp_path / "shard-00000.arrow")) as f:
+        assert pa.ipc.open_file(f).num_record_batches == 1
+    plain = pa.BufferOutputStream()
+    with pa.ipc.new_file(plain, table.schema) as w:
+        w.write_table(table)
+    # Arrow stores a buffer uncompressed where zstd would not shrink it; on real rows it does.
+    assert (tmp_path / "shard-00000.arrow").stat().st_size < plain.getvalue().size / 3
+
+
+def test_datasets_loads_the_shards(tmp_path):
+    datasets = pytest.importorskip("datasets")
+    write_dir(tmp_path)
+    ds = datasets.load_dataset("arrow", data_files=str(tmp_path / "shard-*.arrow"), split="train",
+                               cache_dir=str(tmp_path / "hf-cache"))
+    assert ds.num_rows == 3
+    assert ds[0]["id"] == "d0" and ds[2]["error"] == "ValueError: boom"
+    assert ds[1]["relations"][0]["relation"] == sh.read_shards(tmp_path).column(
+        "relations")[1][0]["relation"].as_py()
+
+
+def test_write_is_atomic_no_temporary_file_left(tmp_path, monkeypatch):
+    class Boom(Exception):
+        pass
+
+    def broken_replace(a, b):
+        raise Boom
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(Boom):
+        sh.write_shard(tmp_path, 0, sh.documents_to_table(docs()))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unfinished_run_is_refused_unless_allowed(tmp_path):
+    write_dir(tmp_path, {"complete": False, "planned_shards": 5})
+    with pytest.raises(DataFormatError, match="unfinished run \\(2 of 5 shards\\)"):
+        sh.read_shards(tmp_path)
+    assert sh.read_shards(tmp_path, allow_incomplete=True).num_rows == 3
+
+
+def test_verify_detects_a_changed_shard(tmp_path):
+    write_dir(tmp_path)
+    sh.read_shards(tmp_path, verify=True)
+    sh.write_shard(tmp_path, 1, sh.documents_to_table(docs()[:1]))
+    with pytest.raises(DataFormatError, match="shard-00001.arrow does not match manifest.json"):
+        sh.read_shards(tmp_path, verify=True)
+
+
+def test_schema_version_is_checked(tmp_path):
+    write_dir(tmp_path, {"schema_version": "0"})
+    with pytest.raises(DataFormatError, match="schema version 0"):
+        sh.read_shards(tmp_path)
+
+
+def test_not_a_shard_dir(tmp_path):
+    with pytest.raises(DataFormatError, match="not a shard directory"):
+        sh.read_shards(tmp_path)
+
+
+def test_find_document(tmp_path):
+    write_dir(tmp_path)
+    assert sh.find_document(tmp_path, "bad").error == "ValueError: boom"
+    assert sh.find_document(tmp_path, "d1") == docs()[1]
+    with pytest.raises(DataFormatError, match="No document with id 'zz'.*3 documents"):
+        sh.find_document(tmp_path, "zz")
+
+
+def test_stats(tmp_path):
+    write_dir(tmp_path)
+    s = shard_stats(tmp_path)
+    d = docs()
+    assert s["documents"] == 3 and s["failed"] == 1 and s["shards"] == 2
+    assert s["sentences"] == 3
+    assert s["tokens"] == sum(len(x.tokens) for x in d)
+    assert s["relations"] == sum(len(x.relations) for x in d) == sum(s["per_relation"].values())
+    assert s["per_relation"]["negation"] == 1 and s["per_keyword"]["but"] == 1
+    labelled = sum(1 for x in d for ids in x.logic if ids)
+    assert s["labelled_token_share"] == round(labelled / s["tokens"], 4)
+    assert list(s["per_relation"]) == logicparse.RELATIONS
+
+
+def test_cli_stats_and_show(tmp_path):
+    from typer.testing import CliRunner
+
+    from logicparse.cli import _register, app
+
+    _register()
+    write_dir(tmp_path)
+    r = CliRunner().invoke(app, ["shards", "stats", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout.strip().splitlines()[-1])["documents"] == 3
+    assert "tokens with a label" in r.stdout
+    r = CliRunner().invoke(app, ["shards", "show", str(tmp_path), "--id", "d0"])
+    assert r.exit_code == 0, r.output
+    assert "negation" in r.stdout and "conditional" in r.stdout
+    assert "key   not" in r.stdout and "alpha" in r.stdout
+    r = CliRunner().invoke(app, ["shards", "show", str(tmp_path), "--id", "bad"])
+    assert "FAILED: ValueError: boom" in r.stdout
+    r = CliRunner().invoke(app, ["shards", "show", str(tmp_path), "--id", "d1", "--json"])
+    assert Document.from_dict(json.loads(r.stdout)) == docs()[1]
+    r = CliRunner().invoke(app, ["shards", "show", str(tmp_path), "--id", "nope"])
+    assert r.exit_code == 2 and "No document with id 'nope'" in r.output
+
+
+def test_show_renders_discontinuous_spans():
+    from rich.console import Console
+
+    from logicparse.batch.show import render_document, span_text
+
+    d = docs()[0]
+    neg = next(r for r in d.relations if r.relation == "negation")
+    assert " … " in span_text(d, neg.alpha)  # pa(n) minus n leaves pieces on both sides
+    buf = io.StringIO()
+    render_document(d, Console(file=buf, width=100), labels=True)
+    assert "negation:key" in buf.getvalue()
