@@ -151,8 +151,6 @@ class Errors:
     E405 = "Invalid Content-Length header {value!r}: it must be a non-negative integer."
     E406 = "Invalid request: {fields}. Send {{\"text\": \"...\"}} or {{\"text\": [\"...\", ...]}}."
     E407 = "{where} is not valid Unicode: {reason}"
-    E408 = ("{where}: 'id' has {n_ids} entries but 'text' has {n_texts}. Give one id per text, or "
-            "leave 'id' out.")
     E409 = ("The service is busy: {pending} requests are running or waiting (capacity {capacity}). "
             "Retry after {retry} s, or raise LOGICPARSE_QUEUE / --queue or the worker count.")
     E410 = ("Annotation took longer than the time limit of {timeout} s. Send shorter texts, or "

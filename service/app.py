@@ -37,16 +37,34 @@ logger = logging.getLogger("logicparse.service")
 EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
 
 
-class AnnotateRequest(BaseModel):
-    """One text, or a list of texts annotated together (one Document each, in order)."""
+class AnnotateOne(BaseModel):
+    """One text; the answer is one Document."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"text": EXAMPLE}]})
+    model_config = ConfigDict(extra="forbid", title="One text",
+                              json_schema_extra={"examples": [{"text": EXAMPLE}]})
 
-    text: Union[str, list[str]] = Field(
-        description="A text (the answer is one Document) or a list of texts (a list of Documents).")
-    id: Union[str, list[str], None] = Field(
-        None, description="Document id(s) to echo back: one per text. Default: '' for one text, "
-        "'0', '1', ... for a list.")
+    text: str = Field(description="The text to annotate (may be empty).")
+    id: str = Field("", description="Document id to echo back.")
+
+
+class TextItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="Document id to echo back.")
+    text: str
+
+
+class AnnotateMany(BaseModel):
+    """A list of texts annotated together; the answer is a list of Documents, in order."""
+
+    model_config = ConfigDict(extra="forbid", title="A list of texts", json_schema_extra={
+        "examples": [{"text": ["It rains.", {"id": "b", "text": "If it rains, we stay."}]}]})
+
+    text: list[Union[str, TextItem]] = Field(
+        description="Texts, each a string (id: its position, '0', '1', ...) or {id, text}.")
+
+
+AnnotateRequest = Union[AnnotateOne, AnnotateMany]
 
 
 class ErrorBody(BaseModel):
@@ -100,16 +118,22 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        app.state.pool = WorkPool(settings.threads, settings.queue, settings.timeout)
+        if app.state.pool is None:  # shut down by a previous run of this app
+            app.state.pool = WorkPool(settings.threads, settings.queue, settings.timeout)
         if app.state.annotator is None:
             # Off the loop, though nothing is served yet: uvicorn binds the port after startup.
-            app.state.annotator = await asyncio.to_thread(_load_annotator, settings)
+            try:
+                app.state.annotator = await asyncio.to_thread(_load_annotator, settings)
+            except Exception as e:
+                logger.error(Errors.E412.format(type=type(e).__name__, reason=e))
+                raise
         logger.info("logicparse service ready (parser=%s, senses=%s)",
                     _parser_name(app.state.annotator), settings.senses)
         try:
             yield
         finally:
             app.state.pool.shutdown()
+            app.state.pool = None
 
     app = FastAPI(
         title="logicparse",
@@ -121,7 +145,8 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.annotator = annotator
-    app.state.pool = None
+    # Threads start lazily, so an app that never serves costs nothing.
+    app.state.pool = WorkPool(settings.threads, settings.queue, settings.timeout)
     app.state.settings = settings
     app.add_middleware(BodyGuard, limit=settings.body_limit, max_chars=settings.max_chars)
 
@@ -149,17 +174,12 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         """Annotate one text (answer: a Document) or a list of texts (answer: a list of
         Documents, in order). Empty text gives an empty Document. A document the annotator
         cannot process comes back with `error` set, as in the batch shards."""
-        single = isinstance(body.text, str)
-        texts = [body.text] if single else body.text
-        if body.id is None:
-            ids = [""] if single else [str(i) for i in range(len(texts))]
+        single = isinstance(body, AnnotateOne)
+        if single:
+            texts, ids = [body.text], [body.id]
         else:
-            ids = [body.id] if isinstance(body.id, str) else body.id
-        if len(ids) != len(texts):
-            return JSONResponse(jsonable_encoder({"detail": [
-                {"loc": ["body", "id"], "msg": Errors.E408.format(
-                    where="body.id", n_ids=len(ids), n_texts=len(texts)), "type": "value_error"}],
-                "code": "E408"}), status_code=422)
+            texts = [t if isinstance(t, str) else t.text for t in body.text]
+            ids = [str(i) if isinstance(t, str) else t.id for i, t in enumerate(body.text)]
         if len(texts) > settings.max_texts:
             return _error(413, "E403", Errors.E403.format(n=len(texts), limit=settings.max_texts))
         n_chars = sum(len(t) for t in texts)
@@ -170,7 +190,8 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
                 try:
                     check_text(value)
                 except LogicparseError as e:
-                    where = f"body.{field}" + ("" if single else f"[{i}]")
+                    where = "body." + (field if single else f"text[{i}]" + (
+                        "" if field == "text" else ".id"))
                     return _error(400, "E407", Errors.E407.format(where=where, reason=e))
 
         state = app.state

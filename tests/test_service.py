@@ -1,0 +1,358 @@
+"""The REST service: the same records as the batch path, bad input, bounds (413/503/504), the
+OpenAPI contract (schemathesis), and `logicparse serve` as a real process.
+
+The app runs the real bundled parser (lexicon senses, no encoder) through FastAPI's TestClient;
+the 503/504 tests hold the annotator at a gate so that "busy" and "too slow" are certain, not a
+matter of timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+import pyarrow as pa
+import pytest
+import schemathesis
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+
+import logicparse
+from logicparse.tokens.document import ARROW_SCHEMA, Document
+from service import Settings, create_app
+from service.limits import BodyGuard, Busy, TimedOut, WorkPool
+
+EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
+TWO_SENTENCES = "If it rains, we stay home. We did not go out because it was raining."
+
+
+@pytest.fixture(scope="module")
+def client(lexicon_annotator):
+    app = create_app(Settings(senses=None, max_chars=2000, max_texts=8), annotator=lexicon_annotator)
+    with TestClient(app) as c:
+        yield c
+
+
+def arrow_row(doc: Document) -> dict:
+    """The record as the shards store it: through an Arrow table with ARROW_SCHEMA and back."""
+    return pa.Table.from_pylist([doc.to_dict()], schema=ARROW_SCHEMA).to_pylist()[0]
+
+
+# --- same record as the batch path -----------------------------------------------------------
+
+@pytest.mark.parametrize("text", [EXAMPLE, TWO_SENTENCES])
+def test_annotate_equals_the_arrow_row(client, lexicon_annotator, text):
+    r = client.post("/v1/annotate", json={"text": text, "id": "doc-1"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    doc = lexicon_annotator.annotate(text, id="doc-1")
+    assert body == doc.to_dict()
+    assert body == arrow_row(doc)
+    assert set(body) == set(ARROW_SCHEMA.names)
+
+
+def test_example_keywords(client):
+    body = client.post("/v1/annotate", json={"text": EXAMPLE}).json()
+    assert [(r["keyword"], r["relation"]) for r in body["relations"]] == [
+        ("But", "comparative"), ("not", "negation"), ("because", "causal")]
+    labels = logicparse.LABELS
+    because = body["tokens"].index("because")
+    assert labels.index("causal:key") in body["logic"][because]
+    assert body["id"] == "" and body["error"] is None
+
+
+def test_list_of_texts_gives_documents_in_order(client, lexicon_annotator):
+    texts = [EXAMPLE, "", TWO_SENTENCES]
+    r = client.post("/v1/annotate", json={"text": texts})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert [d["id"] for d in body] == ["0", "1", "2"]
+    assert [d["text"] for d in body] == texts
+    batch = list(lexicon_annotator.pipe(texts, ids=["0", "1", "2"]))
+    assert body == [arrow_row(d) for d in batch]
+
+    r = client.post("/v1/annotate", json={"text": [{"id": "x", "text": "a."}, "b."]})
+    assert [d["id"] for d in r.json()] == ["x", "1"]
+    assert client.post("/v1/annotate", json={"text": []}).json() == []
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t "])
+def test_empty_text_is_a_valid_empty_document(client, text):
+    r = client.post("/v1/annotate", json={"text": text})
+    assert r.status_code == 200
+    body = r.json()
+    assert body == arrow_row(Document(text=text, parse=[]))
+    assert body["tokens"] == [] and body["relations"] == [] and body["error"] is None
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+def test_body_over_the_limit_is_413(client):
+    # 25 kB is under the byte bound (4 * max_chars + 64 KiB) but over max_chars: counted exactly.
+    r = client.post("/v1/annotate", json={"text": "word " * 5000})
+    assert r.status_code == 413 and r.json()["code"] == "E402"
+    assert "2000" in r.json()["detail"]
+    r = client.post("/v1/annotate", json={"text": "x" * 80_000})  # over the byte bound
+    assert r.status_code == 413 and r.json()["code"] == "E401"
+    r = client.post("/v1/annotate", json={"text": ["a"] * 9})
+    assert r.status_code == 413 and r.json()["code"] == "E403"
+
+
+def test_streamed_body_is_counted_without_content_length(client):
+    def chunks():
+        yield b'{"text": "'
+        for _ in range(200):
+            yield b"x" * 1000
+        yield b'"}'
+
+    r = client.post("/v1/annotate", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413 and r.json()["code"] == "E401"
+
+
+def test_413_is_decided_before_the_body_is_read():
+    """Content-Length over the bound: the answer goes out without one byte of body read."""
+    sent, reached = [], []
+
+    async def app(scope, receive, send):
+        reached.append(scope)
+
+    async def receive():
+        raise AssertionError("the body was read")
+
+    async def send(message):
+        sent.append(message)
+
+    guard = BodyGuard(app, limit=1000, max_chars=10)
+    scope = {"type": "http", "method": "POST", "path": "/v1/annotate",
+             "headers": [(b"content-type", b"application/json"), (b"content-length", b"1001")]}
+    asyncio.run(guard(scope, receive, send))
+    assert sent[0]["status"] == 413 and not reached
+    assert json.loads(sent[1]["body"])["code"] == "E401"
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"text": 5}, "text"),
+    ({"text": [1, 2]}, "text"),
+    ({}, "text"),
+    ({"text": "a", "id": 3}, "id"),
+    ({"text": "a", "colour": "red"}, "colour"),
+    ({"text": ["a", {"text": "b"}]}, "id"),
+    ({"text": ["a", "b"], "id": "x"}, "id"),
+])
+def test_wrong_types_are_422_naming_the_field(client, body, field):
+    r = client.post("/v1/annotate", json=body)
+    assert r.status_code == 422
+    detail = r.json()["detail"]
+    assert any(field in [str(p) for p in d["loc"]] for d in detail), detail
+    assert field in r.json().get("message", field)
+
+
+@pytest.mark.parametrize("raw", [b'{"text": ', b"not json", b'{"text": "a",}', b""])
+def test_malformed_json_is_422(client, raw):
+    r = client.post("/v1/annotate", content=raw, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"]
+
+
+def test_invalid_utf8_is_400(client):
+    r = client.post("/v1/annotate", content=b'{"text": "caf\xe9 \xff"}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["code"] == "E404"
+    assert "byte 13" in r.json()["detail"]
+    # Valid JSON escapes that decode to a lone surrogate are not valid Unicode either.
+    r = client.post("/v1/annotate", content=b'{"text": ["ok", {"id": "a\\ud800b", "text": "b"}]}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["code"] == "E407"
+    assert "body.text[1].id" in r.json()["detail"]
+
+
+def test_no_route_reads_files_named_by_the_request(client):
+    for path in ("/static/../app.py", "/static/%2e%2e/settings.py", "/static/index.html",
+                 "/static/", "/../pyproject.toml", "/etc/passwd"):
+        assert client.get(path).status_code == 404, path
+
+
+# --- capacity and time limit -----------------------------------------------------------------
+
+class Gated:
+    """The real annotator behind a gate: pipe() waits until the test opens it."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.parser = inner.parser
+        self.senses = inner.senses
+        self.gate = threading.Event()
+        self.entered = threading.Event()
+
+    def pipe(self, texts, **kw):
+        self.entered.set()
+        assert self.gate.wait(60)
+        return self.inner.pipe(texts, **kw)
+
+
+def test_busy_is_503_with_retry_after_and_slow_is_504(lexicon_annotator):
+    gated = Gated(lexicon_annotator)
+    app = create_app(Settings(senses=None, threads=1, queue=0, timeout=0.2, retry_after=3),
+                     annotator=gated)
+    with TestClient(app) as c:
+        r = c.post("/v1/annotate", json={"text": EXAMPLE})
+        assert r.status_code == 504 and r.json()["code"] == "E410"
+        assert gated.entered.is_set()
+        # The timed-out request still holds the only thread: the next one is refused at once.
+        r = c.post("/v1/annotate", json={"text": EXAMPLE})
+        assert r.status_code == 503 and r.json()["code"] == "E409"
+        assert r.headers["retry-after"] == "3"
+        assert c.get("/readyz").json()["pending"] == 1
+        gated.gate.set()
+        deadline = time.monotonic() + 30
+        while c.get("/readyz").json()["pending"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        app.state.pool.timeout = 60
+        r = c.post("/v1/annotate", json={"text": EXAMPLE})
+        assert r.status_code == 200 and r.json()["relations"]
+
+
+def test_pool_bounds_waiting_work_and_cancels_what_timed_out_in_the_queue():
+    gate = threading.Event()
+
+    async def scenario():
+        pool = WorkPool(threads=1, queue=1, timeout=0.2)
+        running = asyncio.ensure_future(pool.run(gate.wait, 30))
+        await asyncio.sleep(0.05)
+        queued = asyncio.ensure_future(pool.run(lambda: "ran"))
+        await asyncio.sleep(0.05)
+        assert pool.pending == 2
+        with pytest.raises(Busy):
+            await pool.run(lambda: "never")
+        for f in (running, queued):
+            with pytest.raises(TimedOut):
+                await f
+        # The queued call never started and was cancelled; the running one keeps its slot.
+        assert pool.pending == 1
+        gate.set()
+        for _ in range(100):
+            if pool.pending == 0:
+                break
+            await asyncio.sleep(0.02)
+        assert pool.pending == 0
+        pool.timeout = 5
+        assert await pool.run(lambda: "ok") == "ok"
+        pool.shutdown()
+
+    asyncio.run(scenario())
+
+
+# --- the other endpoints ---------------------------------------------------------------------
+
+def test_labels_taxonomy_health(client):
+    assert client.get("/v1/labels").json() == {"labels": logicparse.LABELS}
+    tax = client.get("/v1/taxonomy").json()
+    assert tax == logicparse.taxonomy.as_dict()
+    assert [r["name"] for r in tax["relations"]] == logicparse.RELATIONS
+    assert client.get("/healthz").json() == {"status": "ok"}
+    ready = client.get("/readyz")
+    assert ready.status_code == 200 and ready.json()["status"] == "ready"
+    assert ready.json()["senses"] is None
+    assert client.get("/docs").status_code == 200
+    page = client.get("/")
+    assert page.status_code == 200 and "/static/app.js" in page.text
+    assert client.get("/static/app.js").headers["content-type"].startswith("text/javascript")
+    assert client.get("/static/style.css").status_code == 200
+
+
+def test_readyz_is_503_until_models_load():
+    app = create_app(Settings(senses=None))  # no lifespan has run: nothing loaded yet
+    c = TestClient(app)
+    r = c.get("/readyz")
+    assert r.status_code == 503 and "retry-after" in r.headers
+    assert c.post("/v1/annotate", json={"text": "a"}).status_code == 503
+    assert c.get("/healthz").status_code == 200
+
+
+def test_response_model_is_the_document_dataclass(client):
+    spec = client.get("/openapi.json").json()
+    ok = spec["paths"]["/v1/annotate"]["post"]["responses"]["200"]["content"]["application/json"]
+    refs = json.dumps(ok["schema"])
+    assert "#/components/schemas/Document" in refs
+    doc_schema = next(v for k, v in spec["components"]["schemas"].items() if k.startswith("Document"))
+    import dataclasses
+
+    assert list(doc_schema["properties"]) == [f.name for f in dataclasses.fields(Document)]
+
+
+# --- the OpenAPI contract --------------------------------------------------------------------
+
+def _operations(lexicon_annotator):
+    app = create_app(Settings(senses=None, max_chars=3000), annotator=lexicon_annotator)
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+    return [result.ok() for result in schema.get_all_operations()]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", list(schemathesis.GenerationMode), ids=lambda m: m.value)
+def test_openapi_contract(lexicon_annotator, mode):
+    """Generated requests (valid ones, and invalid ones for the negative mode) against every
+    operation: no 5xx, every answer as documented (status, headers, body schema), invalid
+    requests refused and valid ones accepted. Bounded: 40 examples an operation and mode."""
+    operations = _operations(lexicon_annotator)
+    assert {op.path for op in operations} == {
+        "/v1/annotate", "/v1/labels", "/v1/taxonomy", "/healthz", "/readyz"}
+    for operation in operations:
+        if mode == schemathesis.GenerationMode.NEGATIVE and operation.method != "post":
+            continue  # nothing to make invalid: the GET operations take no parameters
+
+        @given(case=operation.as_strategy(generation_mode=mode))
+        @settings(max_examples=40, deadline=None, derandomize=True, database=None,
+                  suppress_health_check=list(HealthCheck))
+        def check(case):
+            case.call_and_validate()
+
+        check()
+
+
+# --- `logicparse serve` as a process ---------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_logicparse_serve_process(tmp_path):
+    port = _free_port()
+    env = dict(os.environ, LOGICPARSE_SENSES="none", LOGICPARSE_MAX_CHARS="300",
+               LOGICPARSE_LOG_LEVEL="warning")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from logicparse.cli import main; main()", "serve", "--host", "127.0.0.1", "--port",
+         str(port), "--queue", "2"],
+        env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            assert proc.poll() is None, proc.stdout.read()
+            try:
+                if httpx.get(url + "/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "service did not become ready"
+            time.sleep(0.3)
+        ready = httpx.get(url + "/readyz").json()
+        assert ready["senses"] is None and ready["capacity"] == 3  # flag and env var both taken
+        r = httpx.post(url + "/v1/annotate", json={"text": EXAMPLE}, timeout=60)
+        assert r.status_code == 200
+        assert [k["keyword"] for k in r.json()["relations"]] == ["But", "not", "because"]
+        r = httpx.post(url + "/v1/annotate", json={"text": "a" * 301}, timeout=60)
+        assert r.status_code == 413
+    finally:
+        proc.terminate()
+        proc.wait(30)

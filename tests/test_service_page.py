@@ -1,0 +1,195 @@
+"""The page at GET /, in headless Chromium (Debian's `chromium`), driven over the DevTools protocol.
+
+A real uvicorn server on 127.0.0.1 (a free port) serves the app with the bundled parser; the test
+types the paper's example sentence, submits it, and reads what the page drew. The screenshot is
+kept in artifacts/service/ (git-ignored) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "service"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                       reason="needs Debian's chromium (apt-get install chromium; .ci/run does)"),
+]
+
+
+@pytest.fixture(scope="module")
+def live_url(lexicon_annotator):
+    """The app under a real uvicorn server on 127.0.0.1, port chosen by the OS."""
+    import uvicorn
+
+    from service import Settings, create_app
+
+    app = create_app(Settings(senses=None), annotator=lexicon_annotator)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
+        time.sleep(0.05)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """Headless Chromium with a DevTools port; yields the HTTP address of its DevTools server."""
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    proc = subprocess.Popen(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--disable-dev-shm-usage", f"--user-data-dir={profile}",
+         "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+         "--window-size=1100,1000", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port_file = profile / "DevToolsActivePort"
+    deadline = time.monotonic() + 60
+    while not (port_file.exists() and port_file.read_text().strip()):
+        assert proc.poll() is None, f"chromium exited with {proc.returncode}"
+        assert time.monotonic() < deadline, "chromium did not open its DevTools port"
+        time.sleep(0.1)
+    port = port_file.read_text().split()[0]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+class Page:
+    """A minimal DevTools-protocol client for one page target (websockets)."""
+
+    def __init__(self, ws):
+        self.ws = ws
+        self.n = 0
+        self.exceptions: list[str] = []
+
+    async def call(self, method: str, **params):
+        self.n += 1
+        await self.ws.send(json.dumps({"id": self.n, "method": method, "params": params}))
+        while True:
+            msg = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
+            if msg.get("method") == "Runtime.exceptionThrown":
+                self.exceptions.append(json.dumps(msg["params"]["exceptionDetails"])[:500])
+            if msg.get("id") == self.n:
+                if "error" in msg:
+                    raise RuntimeError(f"{method}: {msg['error']}")
+                return msg["result"]
+
+    async def js(self, expression: str):
+        result = await self.call("Runtime.evaluate", expression=expression, returnByValue=True,
+                                 awaitPromise=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    async def wait_for(self, expression: str, timeout: float = 60.0):
+        deadline = time.monotonic() + timeout
+        while True:
+            value = await self.js(expression)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {expression}")
+            await asyncio.sleep(0.1)
+
+    async def hover(self, selector: str) -> None:
+        box = await self.js(f"(() => {{ const r = document.querySelector({json.dumps(selector)})"
+                            ".getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+        await self.call("Input.dispatchMouseEvent", type="mouseMoved", x=box[0], y=box[1])
+
+
+async def _drive(devtools: str, url: str, shot: Path) -> dict:
+    import websockets
+
+    async with httpx.AsyncClient() as client:
+        targets = (await client.get(f"{devtools}/json/list")).json()
+    target = next(t for t in targets if t["type"] == "page")
+    async with websockets.connect(target["webSocketDebuggerUrl"], max_size=2**26) as ws:
+        page = Page(ws)
+        await page.call("Runtime.enable")
+        await page.call("Page.enable")
+        await page.call("Page.navigate", url=url)
+        # The legend is drawn from GET /v1/taxonomy once the script has run.
+        await page.wait_for("document.querySelectorAll('#legend li').length === 12")
+        out = {"legend": await page.js(
+            "[...document.querySelectorAll('#legend li')].map(li => li.dataset.relation)")}
+        await page.js(f"document.querySelector('#text').value = {json.dumps(EXAMPLE)}; "
+                      "document.querySelector('#annotate').click(); true")
+        await page.wait_for("document.querySelectorAll('#doc .tok').length > 0")
+        out["keywords"] = await page.js(
+            "[...document.querySelectorAll('#doc .tok.kw')].map(e => [e.textContent, "
+            "e.dataset.relation, getComputedStyle(e).backgroundColor])")
+        out["tokens"] = await page.js("[...document.querySelectorAll('#doc .tok')].map(e => e.textContent)")
+        out["rendered_text"] = await page.js("document.querySelector('#doc').textContent")
+        out["status"] = await page.js("document.querySelector('#status').textContent")
+        # A real mouse over 'because': its alpha and beta spans are marked, its layers listed.
+        await page.hover("#doc .tok.kw[data-relation='causal']")
+        out["alpha"] = await page.js(
+            "[...document.querySelectorAll('#doc .tok.in-alpha')].map(e => e.textContent)")
+        out["beta"] = await page.js(
+            "[...document.querySelectorAll('#doc .tok.in-beta')].map(e => e.textContent)")
+        out["layers_because"] = await page.js(
+            "[...document.querySelectorAll('#layers li')].map(e => e.dataset.label)")
+        png = await page.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        shot.write_bytes(base64.b64decode(png["data"]))
+        # Hovering a plain token inside the because-clause lists its layers.
+        await page.hover("#doc .tok[data-i='12']")
+        out["layers_12"] = await page.js(
+            "[...document.querySelectorAll('#layers li')].map(e => e.dataset.label)")
+        out["exceptions"] = page.exceptions
+        return out
+
+
+def test_page_annotates_the_paper_example(live_url, browser, lexicon_annotator, tmp_path):
+    shot = ARTIFACTS / "page.png"
+    seen = asyncio.run(_drive(browser, live_url + "/", shot))
+
+    assert seen["exceptions"] == []
+    import logicparse
+
+    assert seen["legend"] == logicparse.RELATIONS
+    # What the page drew is what the API returns for the text.
+    doc = lexicon_annotator.annotate(EXAMPLE)
+    assert seen["tokens"] == doc.tokens
+    assert seen["rendered_text"] == EXAMPLE
+    keywords = [(k, r) for k, r, _ in seen["keywords"]]
+    assert [k for k, _ in keywords] == ["But", "not", "because"]
+    assert keywords == [(r.keyword, r.relation) for r in doc.relations]
+    assert dict(keywords)["because"] == "causal" and dict(keywords)["not"] == "negation"
+    # Each relation has its own colour.
+    assert len({colour for _, _, colour in seen["keywords"]}) == 3
+
+    because = next(r for r in doc.relations if r.keyword == "because")
+    spans = lambda span: [doc.tokens[i] for a, b in span for i in range(a, b)]  # noqa: E731
+    assert seen["alpha"] == spans(because.alpha) and seen["alpha"]
+    assert seen["beta"] == spans(because.beta) and seen["beta"]
+    labels = logicparse.LABELS
+    assert seen["layers_because"] == [labels[i] for i in doc.logic[10]]
+    assert "causal:key" in seen["layers_because"]
+    assert seen["layers_12"] == [labels[i] for i in doc.logic[12]]
+    assert shot.stat().st_size > 10_000
