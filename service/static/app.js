@@ -3,7 +3,7 @@
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
-const state = { labels: [], relations: [], doc: null, selected: null, tokens: [] };
+const state = { labels: [], relations: [], doc: null, selected: null, tokens: [], gaps: [] };
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -84,12 +84,14 @@ function render(doc) {
   const out = $("#doc");
   out.replaceChildren();
   state.tokens = [];
+  state.gaps = [];  // gaps[i]: the whitespace before token i, marked with the span around it
   let pos = 0;
   doc.tokens.forEach((tok, i) => {
     const start = doc.token_starts[i], end = doc.token_ends[i];
     // The text between tokens is kept as written (spaces, line breaks).
-    if (doc.text && start > pos) out.append(doc.text.slice(pos, start));
-    else if (!doc.text && i > 0) out.append(" ");
+    const gap = doc.text ? doc.text.slice(pos, start) : (i > 0 ? " " : "");
+    state.gaps.push(gap ? el("span", { class: "gap" }, gap) : null);
+    if (gap) out.append(state.gaps[i]);
     const span = el("span", { class: "tok", "data-i": String(i) }, doc.text ? doc.text.slice(start, end) : tok);
     if (doc.logic[i].length) span.classList.add("layered");
     const r = keyOf[i];
@@ -132,10 +134,17 @@ function render(doc) {
 // Marks the α/β spans of relation r (or clears them for null).
 function mark(r) {
   for (const t of state.tokens) t.classList.remove("in-alpha", "in-beta", "selected");
+  for (const g of state.gaps) g?.classList.remove("in-alpha", "in-beta");
   if (r === null || r === undefined) return;
   const rel = state.doc.relations[r];
-  for (const i of covered(rel.alpha)) state.tokens[i]?.classList.add("in-alpha");
-  for (const i of covered(rel.beta)) state.tokens[i]?.classList.add("in-beta");
+  for (const [cls, span] of [["in-alpha", rel.alpha], ["in-beta", rel.beta]]) {
+    const inside = new Set(covered(span));
+    for (const i of inside) {
+      state.tokens[i]?.classList.add(cls);
+      // A span reads as one stretch: the space between two of its tokens is marked too.
+      if (inside.has(i - 1)) state.gaps[i]?.classList.add(cls);
+    }
+  }
   for (const i of covered(rel.key)) state.tokens[i]?.classList.add("selected");
 }
 
