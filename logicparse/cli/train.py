@@ -1,7 +1,100 @@
-"""`logicparse train` (not yet implemented)."""
+"""`logicparse train`: fine-tune a Logical Transformer (or its baseline) on DREAM, LogiQA, DialogSum."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Optional
 
 import typer
 
 
+class TaskName(str, Enum):
+    dream = "dream"
+    logiqa = "logiqa"
+    dialogsum = "dialogsum"
+
+
+def train(
+    task: TaskName = typer.Option(..., "--task", help="dream and logiqa: multiple choice "
+                                  "(AutoModelForMultipleChoice); dialogsum: summarisation "
+                                  "(AutoModelForSeq2SeqLM, e.g. BART)."),
+    model: str = typer.Option("all-MiniLM-L6-v2", "--model", help="Local Hugging Face model "
+                              "directory (or a logical checkpoint saved by this command). "
+                              "'all-MiniLM-L6-v2' is the bundled MiniLM encoder."),
+    data: Optional[Path] = typer.Option(None, "--data", help="Directory laid out like "
+                                        "data/tasks/<task>/ (DREAM: train/dev/test.json; LogiQA: "
+                                        "Train/Eval/Test.txt; DialogSum: dialogsum.<split>.jsonl)."),
+    train_file: Optional[Path] = typer.Option(None, "--train", help="Training file (overrides --data)."),
+    dev_file: Optional[Path] = typer.Option(None, "--dev", help="Dev file, evaluated each epoch."),
+    test_file: Optional[Path] = typer.Option(None, "--test", help="Test file, evaluated at the end "
+                                             "with the best dev model."),
+    out: Path = typer.Option(Path("out/train"), "--out", help="Output directory: metrics.jsonl, "
+                             "ckpt.pt, best/."),
+    no_logic: bool = typer.Option(False, "--no-logic", help="Train the baseline: same model and "
+                                  "settings without the logical embedding."),
+    shards: Optional[Path] = typer.Option(None, "--shards", help="Shards with the texts' labels "
+                                          "(from `logicparse annotate`). Default: cached next to "
+                                          "the data (or in ~/.cache/logicparse when read-only); "
+                                          "texts they lack are annotated once."),
+    k: int = typer.Option(3, "--k", min=1, help="Logic depth K: projection layers per token."),
+    n_logic: Optional[int] = typer.Option(None, "--n-logic", min=1, help="Size of the 35 logical "
+                                          "vectors (default: the word embedding size)."),
+    projection: str = typer.Option("linear", "--projection", help="linear (the paper's L) or "
+                                   "mlp (footnote 4)."),
+    epochs: int = typer.Option(3, "--epochs", min=1),
+    batch_size: int = typer.Option(8, "--batch-size", min=1, help="Examples per micro-batch."),
+    eval_batch_size: int = typer.Option(16, "--eval-batch-size", min=1),
+    grad_accum: int = typer.Option(1, "--grad-accum", min=1, help="Micro-batches per optimizer step."),
+    lr: float = typer.Option(2e-5, "--lr", help="Peak learning rate (AdamW)."),
+    weight_decay: float = typer.Option(0.01, "--weight-decay"),
+    warmup: float = typer.Option(0.1, "--warmup", help="Warm-up fraction of the steps, then linear decay."),
+    clip: float = typer.Option(1.0, "--clip", help="Gradient norm clipping."),
+    max_length: int = typer.Option(512, "--max-length", help="Input subwords (truncated)."),
+    max_target_length: int = typer.Option(128, "--max-target-length", help="Summary subwords."),
+    num_beams: int = typer.Option(4, "--num-beams", help="Beam size for DialogSum evaluation."),
+    max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Stop after this many "
+                                            "optimizer steps (smoke runs)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Use the first N examples of each split."),
+    seed: int = typer.Option(0, "--seed"),
+    device: str = typer.Option("auto", "--device", help="auto (cuda when available), cpu, cuda, cuda:1."),
+    no_bf16: bool = typer.Option(False, "--no-bf16", help="Train in fp32 on GPU too."),
+    resume: bool = typer.Option(False, "--resume", help="Continue from OUT/ckpt.pt."),
+    parser: str = typer.Option("default", "--parser", help="Parser for texts the shards lack."),
+    senses: str = typer.Option("default", "--senses", help="Sense models; 'none' keeps lexicon senses."),
+    annotate_workers: int = typer.Option(1, "--annotate-workers", min=1),
+    log_every: int = typer.Option(10, "--log-every", min=1),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
+) -> None:
+    """Fine-tune a model with logic labels (Logical Transformer) or without (--no-logic).
+
+    Same command on CPU and GPU (bf16 autocast on GPU). Prints progress, writes OUT/metrics.jsonl,
+    and prints the final metrics (best dev, test) as one JSON object on the last line of stdout.
+    """
+    from ..errors import LogicparseError
+    from ..training import TrainConfig, train as run
+
+    cfg = TrainConfig(
+        task=task.value, model=model, data=str(data) if data else None,
+        train_file=str(train_file) if train_file else None,
+        dev_file=str(dev_file) if dev_file else None,
+        test_file=str(test_file) if test_file else None,
+        shards=str(shards) if shards else None, out=str(out), logic=not no_logic, k=k,
+        n_logic=n_logic, projection=projection, epochs=epochs, batch_size=batch_size,
+        eval_batch_size=eval_batch_size, grad_accum=grad_accum, lr=lr, weight_decay=weight_decay,
+        warmup=warmup, clip=clip, max_length=max_length, max_target_length=max_target_length,
+        num_beams=num_beams, max_steps=max_steps, limit=limit, seed=seed, device=device,
+        bf16=not no_bf16, resume=resume, parser=parser,
+        senses=None if senses.lower() == "none" else senses, annotate_workers=annotate_workers,
+        log_every=log_every, quiet=quiet)
+    try:
+        result = run(cfg)
+    except LogicparseError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    print(json.dumps(result))
+
+
 def register(app: typer.Typer) -> None:
-    pass
+    app.command("train")(train)

