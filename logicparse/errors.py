@@ -151,6 +151,8 @@ class Errors:
     E405 = "Invalid Content-Length header {value!r}: it must be a non-negative integer."
     E406 = "Invalid request: {fields}. Send {{\"text\": \"...\"}} or {{\"text\": [\"...\", ...]}}."
     E407 = "{where} is not valid Unicode: {reason}"
+    E408 = ("The body was sent as {ctype!r}, not JSON. Send it with the header "
+            "'Content-Type: application/json' (curl: -H 'content-type: application/json').")
     E409 = ("The service is busy: {pending} requests are running or waiting (capacity {capacity}). "
             "Retry after {retry} s, or raise LOGICPARSE_QUEUE / --queue or the worker count.")
     E410 = ("Annotation took longer than the time limit of {timeout} s. Send shorter texts, or "

@@ -157,8 +157,12 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         # The input is left out of the answer: it can be large, or not encodable as JSON.
         errors = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
         fields = "; ".join(_where(e) + f": {e['msg']}" for e in errors)
-        return JSONResponse(jsonable_encoder({"detail": errors, "code": "E406",
-                                              "message": Errors.E406.format(fields=fields)}),
+        code, message = "E406", Errors.E406.format(fields=fields)
+        ctype = request.headers.get("content-type", "")
+        if "json" not in ctype.lower():
+            # FastAPI only parses JSON sent as JSON; say so rather than "not a dictionary".
+            code, message = "E408", Errors.E408.format(ctype=ctype or "no Content-Type")
+        return JSONResponse(jsonable_encoder({"detail": errors, "code": code, "message": message}),
                             status_code=422)
 
     errors_doc = {

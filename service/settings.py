@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     threads: int = Field(1, ge=1, description="Annotation threads per worker process.")
     queue: int = Field(16, ge=0, description="Requests that may wait for a thread before 503.")
     timeout: float = Field(30.0, gt=0, description="Seconds a request may take before 504.")
+    max_connections: int = Field(
+        512, ge=1, description="Open connections per worker before uvicorn answers 503: bounds "
+        "the memory of bodies being received (each at most max_body_bytes).")
     retry_after: int = Field(1, ge=0, description="Retry-After seconds sent with 503.")
     log_level: str = Field("info", description="uvicorn log level.")
 

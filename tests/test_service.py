@@ -161,6 +161,14 @@ def test_malformed_json_is_422(client, raw):
     assert r.json()["detail"]
 
 
+def test_body_not_sent_as_json_says_so(client):
+    # curl -d without -H sends a form content type: FastAPI does not parse it as JSON.
+    r = client.post("/v1/annotate", content=b'{"text": "a"}',
+                    headers={"content-type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 422 and r.json()["code"] == "E408"
+    assert "application/json" in r.json()["message"]
+
+
 def test_invalid_utf8_is_400(client):
     r = client.post("/v1/annotate", content=b'{"text": "caf\xe9 \xff"}',
                     headers={"content-type": "application/json"})

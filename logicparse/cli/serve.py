@@ -30,6 +30,8 @@ def serve(
     threads: Optional[int] = typer.Option(None, envvar="LOGICPARSE_THREADS", help=_help("threads")),
     queue: Optional[int] = typer.Option(None, envvar="LOGICPARSE_QUEUE", help=_help("queue")),
     timeout: Optional[float] = typer.Option(None, envvar="LOGICPARSE_TIMEOUT", help=_help("timeout")),
+    max_connections: Optional[int] = typer.Option(None, envvar="LOGICPARSE_MAX_CONNECTIONS",
+                                                  help=_help("max_connections")),
     log_level: Optional[str] = typer.Option(None, envvar="LOGICPARSE_LOG_LEVEL",
                                             help=_help("log_level")),
 ) -> None:
@@ -52,6 +54,7 @@ def serve(
     os.environ.update(settings.to_env())
     uvicorn.run("service.app:create_app", factory=True, host=settings.host, port=settings.port,
                 workers=settings.workers, log_level=settings.log_level.lower(),
+                limit_concurrency=settings.max_connections,
                 timeout_graceful_shutdown=int(settings.timeout) + 1)
 
 
