@@ -45,10 +45,12 @@ class Progress:
 
 
 class PlainProgress(Progress):
-    def __init__(self, stream: TextIO = sys.stderr, interval: float = 10.0):
+    def __init__(self, stream: Optional[TextIO] = None, interval: float = 10.0):
         super().__init__()
-        self.stream, self.interval = stream, interval
+        self.stream = stream if stream is not None else sys.stderr
+        self.interval = interval
         self._last = 0.0
+        self._printed = None
 
     def start(self, total):
         super().start(total)
@@ -60,10 +62,12 @@ class PlainProgress(Progress):
             self._print()
 
     def close(self):
-        self._print()
+        if self._printed != (self.docs, self.skipped):
+            self._print()
 
     def _print(self):
         self._last = time.perf_counter()
+        self._printed = (self.docs, self.skipped)
         dps, sps, eta = self.rates()
         done = self.docs + self.skipped
         of = f"/{self.total}" if self.total is not None else ""
@@ -111,10 +115,11 @@ class RichProgress(Progress):
         self._bar.stop()
 
 
-def make_progress(quiet: bool = False, stream: TextIO = sys.stderr, interval: float = 10.0
+def make_progress(quiet: bool = False, stream: Optional[TextIO] = None, interval: float = 10.0
                   ) -> Progress:
     if quiet:
         return Progress()
+    stream = stream if stream is not None else sys.stderr  # looked up now: tests swap it
     if stream.isatty():
         return RichProgress()
     return PlainProgress(stream, interval)

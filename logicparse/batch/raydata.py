@@ -21,10 +21,10 @@ from .worker import Chunk, ChunkAnnotator, ChunkResult, WorkerSpec
 logger = logging.getLogger(__name__)
 
 _POS = ("__shard", "__start")
-_STATS = ("__pid", "__rss_mb", "__peak_rss_mb", "__parser", "__senses")
+_STATS = ("__pid", "__rss_mb", "__peak_rss_mb", "__parser", "__senses", "__load_s", "__ready_at")
 _TYPES = {"__shard": pa.int64(), "__start": pa.int64(), "__pid": pa.int64(),
           "__rss_mb": pa.float64(), "__peak_rss_mb": pa.float64(), "__parser": pa.string(),
-          "__senses": pa.string()}
+          "__senses": pa.string(), "__load_s": pa.float64(), "__ready_at": pa.float64()}
 
 
 class _Actor:
@@ -42,7 +42,8 @@ class _Actor:
             cols = {"__shard": [row["shard"]] * n, "__start": [row["start"] + i for i in range(n)],
                     "__pid": [s["pid"]] * n, "__rss_mb": [s["rss_mb"]] * n,
                     "__peak_rss_mb": [s["peak_rss_mb"]] * n, "__parser": [s["parser"]] * n,
-                    "__senses": [s["senses"]] * n}
+                    "__senses": [s["senses"]] * n, "__load_s": [s["load_s"]] * n,
+                    "__ready_at": [s["ready_at"]] * n}
             for name, values in cols.items():
                 t = t.append_column(name, pa.array(values, _TYPES[name]))
             out.append(t)
@@ -80,12 +81,15 @@ class RayEngine:
         if not items:
             return
         ray = self._init()
+        if not logging.getLogger().isEnabledFor(logging.INFO):
+            logging.getLogger("ray").setLevel(logging.WARNING)
         ctx = ray.data.DataContext.get_current()
         ctx.execution_options.preserve_order = True
         ctx.enable_progress_bars = False
         ds = ray.data.from_items(items, override_num_blocks=len(items))
         ds = ds.map_batches(_Actor, fn_constructor_kwargs={"spec": self.spec}, batch_size=1,
-                            batch_format="pyarrow", concurrency=self.workers,
+                            batch_format="pyarrow",
+                            compute=ray.data.ActorPoolStrategy(size=self.workers),
                             num_cpus=self.spec.threads, zero_copy_batch=True)
         for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
             yield from _split(batch)
@@ -111,7 +115,9 @@ def _split(batch: pa.Table) -> Iterator[ChunkResult]:
         stats = {"pid": part.column("__pid")[0].as_py(), "rss_mb": part.column("__rss_mb")[0].as_py(),
                  "peak_rss_mb": part.column("__peak_rss_mb")[0].as_py(),
                  "parser": part.column("__parser")[0].as_py(),
-                 "senses": part.column("__senses")[0].as_py()}
+                 "senses": part.column("__senses")[0].as_py(),
+                 "load_s": part.column("__load_s")[0].as_py(),
+                 "ready_at": part.column("__ready_at")[0].as_py()}
         table = part.drop_columns(list(_POS + _STATS))
         yield ChunkResult(Chunk(shards[a], starts[a], (), ()), table, stats)
         a = b

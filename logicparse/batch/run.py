@@ -136,6 +136,9 @@ class _Run:
         self.worker_peak: dict[int, float] = {}
         self.memory_at_shards: list[dict] = []
         self.models: dict = {}
+        self.load_seconds = 0.0  # slowest worker's model loading
+        self.ready_at = 0.0  # wall clock when the last worker to report was ready
+        self.started_at = time.time()
         self._last_manifest = time.monotonic()
 
     # -- plan ---------------------------------------------------------------------------------
@@ -174,19 +177,13 @@ class _Run:
                 self.progress.skip(len(ids))
                 return
         self.expected[shard] = len(ids)
-        start = 0
-        while start < len(ids):
-            end, chars = start, 0
-            while end < len(ids) and (end == start or (
-                    chars < self.config.chunk_chars and end - start < self.config.chunk_docs)):
-                chars += len(texts[end] or "")
-                end += 1
+        for start, end in cut_chunks(texts, self.config.chunk_chars, self.config.chunk_docs):
             yield Chunk(shard, start, tuple(ids[start:end]), tuple(texts[start:end]))
-            start = end
 
     # -- execute ------------------------------------------------------------------------------
     def execute(self, total: Optional[int]) -> None:
         engine = _make_engine(self.config)
+        self.started_at = time.time()
         self.progress.start(total)
         try:
             for result in engine.run(self.plan()):
@@ -206,6 +203,9 @@ class _Run:
                                                  self.worker_peak.get(stats["pid"], 0))
         if stats.get("parser") is not None or "senses" in stats:
             self.models = {"parser": stats.get("parser"), "senses": stats.get("senses")}
+        if "load_s" in stats:
+            self.load_seconds = max(self.load_seconds, stats["load_s"])
+            self.ready_at = max(self.ready_at, stats["ready_at"])
         sentences = pc.sum(pc.list_value_length(table.column("sentence_starts"))).as_py() or 0
         self.progress.advance(table.num_rows, sentences, table.num_rows - table.column("error").null_count)
         shard = result.chunk.shard
@@ -242,7 +242,10 @@ class _Run:
             m["run"] = {
                 "engine": self.config.engine, "workers": self.config.workers,
                 "threads_per_worker": self.config.worker.threads,
-                "seconds": round(seconds, 3), "resumed_shards": self.resumed,
+                "seconds": round(seconds, 3), "model_load_seconds": round(self.load_seconds, 3),
+                # from the start of the run until the last worker had its models loaded
+                "startup_seconds": round(max(self.ready_at - self.started_at, 0.0), 3),
+                "resumed_shards": self.resumed,
                 "written_shards": len(self.memory_at_shards),
                 "documents_annotated": self.progress.docs, "sentences_annotated": self.progress.sentences,
                 "memory": {
@@ -257,6 +260,20 @@ class _Run:
 
     def finish(self, seconds: float, complete: bool) -> dict:
         return self._write_manifest(complete, seconds)
+
+
+def cut_chunks(texts: list, chunk_chars: int, chunk_docs: int) -> list[tuple[int, int]]:
+    """[start, end) ranges of one shard's documents: consecutive documents until about
+    ``chunk_chars`` characters or ``chunk_docs`` documents. Depends on the texts alone."""
+    out, start = [], 0
+    while start < len(texts):
+        end, chars = start, 0
+        while end < len(texts) and (end == start or (chars < chunk_chars and end - start < chunk_docs)):
+            chars += len(texts[end] or "")
+            end += 1
+        out.append((start, end))
+        start = end
+    return out
 
 
 def _make_engine(config: RunConfig):

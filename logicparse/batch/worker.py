@@ -7,6 +7,7 @@ import importlib
 import os
 import resource
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -68,6 +69,7 @@ class ChunkAnnotator:
     a document that fails becomes a row with ``error`` filled."""
 
     def __init__(self, spec: WorkerSpec):
+        t0 = time.perf_counter()
         limit_threads(spec.threads)
         if spec.factory:
             module, _, name = spec.factory.partition(":")
@@ -84,10 +86,14 @@ class ChunkAnnotator:
             "senses": _name(getattr(self.annotator, "senses", None),
                             None if spec.factory else spec.senses),
         }
+        self.load_s = round(time.perf_counter() - t0, 3)
+        self.ready_at = time.time()  # wall clock: the run measures start-up (spawn, imports, load)
 
     def __call__(self, chunk: Chunk) -> ChunkResult:
         docs = self.annotate(list(chunk.ids), list(chunk.texts))
-        return ChunkResult(chunk, documents_to_table(docs), {**memory_stats(), **self.models})
+        return ChunkResult(chunk, documents_to_table(docs),
+                           {**memory_stats(), **self.models, "load_s": self.load_s,
+                            "ready_at": self.ready_at})
 
     def annotate(self, ids: list, texts: list) -> list[Document]:
         try:

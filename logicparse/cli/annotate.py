@@ -50,6 +50,10 @@ def annotate(
     overwrite: bool = typer.Option(False, "--overwrite", help="Delete the shards and manifest "
                                    "already in --out and start again (otherwise: resume)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
+    annotator: Optional[str] = typer.Option(
+        None, "--annotator", hidden=True, help="'module:function' returning an object with "
+        ".pipe(texts, batch_size, ids), used instead of logicparse.Annotator (custom pipelines, "
+        "fault-injection tests); --parser/--senses are then ignored."),
 ) -> None:
     """Annotate a corpus into Arrow IPC shards (zstd, the Document schema) plus manifest.json.
 
@@ -66,7 +70,7 @@ def annotate(
             read=ReadOptions(text_field=text_field, id_field=id_field, encoding=encoding,
                              fallback=fallback, stdin_format=stdin_format),
             worker=WorkerSpec(parser=parser, senses=None if senses.lower() == "none" else senses,
-                              device=device, threads=threads))
+                              device=device, threads=threads, factory=annotator))
         manifest = annotate_corpus(inputs, out, config, progress=make_progress(quiet=quiet))
     except Interrupted as e:
         typer.echo(str(e), err=True)

@@ -1,0 +1,194 @@
+"""`logicparse annotate` end to end with the real bundled parser (senses off): every input kind,
+one row per document, failures recorded, crashes survived, resume, interruption, determinism.
+
+Faults are injected by marker words through ``tests/fixtures/batch/fake_pipeline.py``, which
+wraps the real bundled parser (the rest of the pipeline is the real one)."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from logicparse.batch import read_manifest, read_shards
+from logicparse.batch.shards import file_sha256
+from logicparse.cli import _register, app
+from logicparse.errors import DataFormatError
+from logicparse.tokens import ARROW_SCHEMA
+
+pytestmark = pytest.mark.slow
+
+FIX = Path(__file__).parent / "fixtures" / "batch"
+CORPUS = FIX / "corpus"
+# Worker processes are spawned: they find the fault-injecting pipeline through sys.path.
+sys.path.insert(0, str(FIX))
+_register()
+
+STDIN = b"Either we leave now or we miss the train.\nKILL_THE_WORKER if you can.\n"
+EXPECTED_IDS = ["alpha", "beta", "letters/empty", "letters/gamma", "letters/latin1",
+                "j-1", "j-2", "docs:4", "p-1", "t:2", "p-3", "stdin:1", "stdin:2"]
+
+
+def cli(*args, stdin=None):
+    return CliRunner().invoke(app, [str(a) for a in args], input=stdin)
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    d = tmp_path_factory.mktemp("inputs")
+    table = pa.table({"doc_id": ["p-1", None, "p-3"],
+                      "body": ["Nothing happened, since the door was locked.",
+                               "The plan failed because RAISE_IN_PARSER was set.", None]})
+    pq.write_table(table, d / "t.parquet")
+    return [CORPUS, FIX / "docs.jsonl", d / "t.parquet", "-"]
+
+
+def annotate_args(inputs, out, *extra):
+    return ["annotate", *inputs, "--out", out, "--shard-size", 2, "--senses", "none",
+            "--text-field", "body", "--id-field", "doc_id",
+            "--annotator", "fake_pipeline:bundled", *extra]
+
+
+@pytest.fixture(scope="module")
+def run(inputs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "shards"
+    r = cli(*annotate_args(inputs, out, "--workers", 2), stdin=STDIN)
+    assert r.exit_code == 0, r.output
+    return out, r
+
+
+def test_every_document_gives_exactly_one_row_in_input_order(run):
+    out, _ = run
+    table = read_shards(out, verify=True)
+    assert table.schema.equals(ARROW_SCHEMA, check_metadata=True)
+    assert table.column("id").to_pylist() == EXPECTED_IDS
+    m = read_manifest(out)
+    assert m["complete"] and m["documents"] == 13
+    assert [s["rows"] for s in m["shards"]] == [2, 2, 2, 2, 2, 2, 1]
+    for s in m["shards"]:
+        assert file_sha256(out / s["file"]) == s["sha256"]
+
+
+def test_failures_are_rows_with_error_and_the_run_goes_on(run):
+    out, r = run
+    rows = {d["id"]: d for d in read_shards(out).to_pylist()}
+    assert "injected parser failure" in rows["t:2"]["error"]
+    assert "worker process died" in rows["stdin:2"]["error"]
+    assert "must be a str" in rows["p-3"]["error"]  # a null text
+    failed = {"t:2", "stdin:2", "p-3"}
+    for doc_id, row in rows.items():
+        if doc_id in failed:
+            assert row["tokens"] == [] and row["relations"] == []
+        else:
+            assert row["error"] is None, (doc_id, row["error"])
+    # Their shard-mates were annotated for real (the crash retried them one by one).
+    assert rows["stdin:1"]["tokens"][:3] == ["Either", "we", "leave"]
+    assert {x["relation"] for x in rows["stdin:1"]["relations"]} == {"disjunction"}
+    assert rows["letters/empty"]["tokens"] == [] and rows["letters/empty"]["error"] is None
+    m = read_manifest(out)
+    assert m["failed"] == 3 and set(m["failed_ids"]) == failed
+    assert "failed ids:" in r.stderr
+
+
+def test_manifest_records_models_versions_inputs_and_decoding(run):
+    m = read_manifest(run[0])
+    assert m["schema_version"] == "1" and m["compression"] == "zstd"
+    assert m["parser"] and m["parser"] != "fake_pipeline:bundled" and m["senses"] is None
+    assert {"logicparse", "pyarrow", "torch", "spacy", "benepar", "python"} <= set(m["versions"])
+    assert [i["kind"] for i in m["inputs"]] == ["dir", "jsonl", "parquet", "stdin"]
+    assert [i["documents"] for i in m["inputs"]] == [5, 3, 3, 2]
+    assert m["inputs"][0]["decoding_fallback"] == 1
+    assert m["inputs"][0]["fallback_ids"] == ["letters/latin1"]
+    assert m["decoding"] == {"encoding": "utf-8", "fallback": "latin-1", "documents": 1}
+    latin = next(d for d in read_shards(run[0]).to_pylist() if d["id"] == "letters/latin1")
+    assert "café" in latin["text"] and "café" in latin["tokens"]
+    mem = m["run"]["memory"]
+    assert len(mem["peak_rss_mb_per_worker"]) >= 2
+    assert mem["first_shard"]["workers_rss_mb"] and mem["last_shard"]["workers_rss_mb"]
+
+
+def test_plain_progress_lines_when_not_a_terminal(run):
+    err = run[1].stderr
+    # stdin is among the inputs, so the total is not known in advance: counts without ETA.
+    assert "annotate: 13 documents" in err and "docs/s" in err and "sentences/s" in err
+
+
+def test_pyarrow_and_datasets_read_the_shards(run, tmp_path):
+    datasets = pytest.importorskip("datasets")
+    out = run[0]
+    with pa.memory_map(str(out / "shard-00000.arrow")) as f:
+        assert pa.ipc.open_file(f).read_all().column("id").to_pylist() == ["alpha", "beta"]
+    ds = datasets.load_dataset("arrow", data_files=sorted(str(p) for p in out.glob("shard-*.arrow")),
+                               split="train", cache_dir=str(tmp_path / "hf"))
+    assert ds["id"] == EXPECTED_IDS
+    assert ds[0]["logic"] == read_shards(out).column("logic")[0].as_py()
+
+
+def test_rerun_resumes_finished_shards_and_redoes_a_missing_one(run, inputs, tmp_path):
+    out = tmp_path / "copy"
+    shutil.copytree(run[0], out)
+    before = read_manifest(out)["shards"]
+    r = cli(*annotate_args(inputs, out, "--quiet"), stdin=STDIN)
+    assert r.exit_code == 0, r.output
+    m = read_manifest(out)
+    assert m["run"]["resumed_shards"] == 7 and m["run"]["documents_annotated"] == 0
+    assert m["shards"] == before
+    (out / "shard-00002.arrow").unlink()
+    r = cli(*annotate_args(inputs, out, "--quiet"), stdin=STDIN)
+    assert r.exit_code == 0, r.output
+    m = read_manifest(out)
+    assert m["run"]["resumed_shards"] == 6 and m["run"]["documents_annotated"] == 2
+    assert m["shards"] == before  # same bytes as the first time
+
+
+def test_rerun_with_other_settings_is_refused(run, inputs, tmp_path):
+    out = tmp_path / "copy"
+    shutil.copytree(run[0], out)
+    r = cli(*annotate_args(inputs, out, "--shard-size", 3), stdin=STDIN)
+    assert r.exit_code == 2 and "different run" in r.output and "--overwrite" in r.output
+    junk = tmp_path / "junk"
+    junk.mkdir()
+    (junk / "notes.txt").write_text("mine")
+    r = cli(*annotate_args(inputs, junk), stdin=STDIN)
+    assert r.exit_code == 2 and "not a logicparse shard directory" in r.output
+    assert (junk / "notes.txt").read_text() == "mine"
+
+
+def test_sigterm_leaves_whole_shards_and_resume_matches_an_uninterrupted_run(run, inputs, tmp_path):
+    """Interrupted with 1 worker, resumed: the shards equal the 2-worker run's, byte for byte."""
+    out = tmp_path / "interrupted"
+    args = annotate_args(inputs, out, "--workers", 1, "--quiet")
+    args[args.index("fake_pipeline:bundled")] = "fake_pipeline:slow_bundled"
+    cmd = [sys.executable, "-c", "from logicparse.cli import main; main()", *map(str, args)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(FIX), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc.stdin.write(STDIN)
+    proc.stdin.close()
+    deadline = time.monotonic() + 240
+    while not list(out.glob("shard-*.arrow")) and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read().decode()
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 130
+    assert "rerun the same command to resume" in proc.stderr.read().decode()
+    written = sorted(p.name for p in out.glob("shard-*.arrow"))
+    assert 1 <= len(written) < 7
+    assert not [p for p in out.iterdir() if p.name.startswith(".tmp-")]
+    assert read_manifest(out)["complete"] is False
+    with pytest.raises(DataFormatError, match="unfinished run"):
+        read_shards(out)
+    assert read_shards(out, allow_incomplete=True).num_rows == 2 * len(written)
+
+    r = cli(*args, stdin=STDIN)
+    assert r.exit_code == 0, r.output
+    m = read_manifest(out)
+    assert m["complete"] and m["run"]["resumed_shards"] == len(written)
+    assert [s["sha256"] for s in m["shards"]] == [s["sha256"] for s in read_manifest(run[0])["shards"]]
