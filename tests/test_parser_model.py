@@ -1,0 +1,162 @@
+"""The parser models: the bundled model parses offline, bad input and bad model directories give
+typed errors, and the training command trains a tiny random-config ChartParser end to end."""
+
+import json
+import shutil
+from pathlib import Path
+
+import nltk
+import pytest
+from typer.testing import CliRunner
+
+from logicparse.errors import ModelLoadError, ParseError
+from logicparse.parser import load_parser
+from logicparse.parser.loading import BUNDLED_DIR
+
+FIX = Path(__file__).parent / "fixtures" / "parser"
+
+
+def _leaves(bracketed: str, tokens):
+    """Leaves as the core reads them (raw '(' / ')' leaves are read by position)."""
+    from logicparse.trees import read_tree
+
+    return read_tree(bracketed, tokens).leaves
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return load_parser("default")
+
+
+@pytest.mark.slow
+def test_bundled_model_parses_offline(bundled):
+    assert (BUNDLED_DIR / "benepar_model.bin").is_file()
+    size = sum(f.stat().st_size for f in BUNDLED_DIR.iterdir())
+    assert size <= 30 * 2**20
+    assert isinstance(bundled.name, str) and bundled.name
+    assert bundled.max_length >= 100
+    sents = [
+        "But I try very hard not to go that way because it would be too easy for them .".split(),
+        ["The", "cat", "sat", "."],
+        ["Hello"],
+    ]
+    trees = bundled.parse(sents)
+    assert len(trees) == 3
+    for tree, toks in zip(trees, sents):
+        t = nltk.Tree.fromstring(tree)
+        assert t.leaves() == toks
+        assert t.label() == "TOP"
+    # Batching does not change a sentence's parse.
+    assert bundled.parse([sents[1]]) == [trees[1]]
+
+
+@pytest.mark.slow
+def test_bundled_model_bad_input(bundled):
+    sents = [
+        ["(", "see", "below", ")", "costs", "$", "5", "."],  # raw brackets come back raw
+        ["Zxqvbnm", "flurbled", "glorpishly", "."],  # unseen words
+        ["naïve", "café", "in", "Zürich", "—", "日本語", "!"],  # non-ASCII
+        ["...", "!", "?"],  # punctuation only
+        ["a\u200b", "\u0301", "b"],  # characters the word-piece tokenizer drops
+        ["word"] * 700,  # longer than max_length: parsed in pieces, still one tree
+    ]
+    trees = bundled.parse(sents)
+    assert len(trees) == len(sents)
+    for tree, toks in zip(trees, sents):
+        assert _leaves(tree, toks) == toks
+    assert " ()" in trees[0] and " ))" in trees[0]  # raw tokens, not -LRB- / -RRB-
+    for bad, match in (([[]], "empty"), ([["ok", ""]], "token"), ([["ok", None]], "token"),
+                       (["not a list"], "token")):
+        with pytest.raises(ParseError, match=match):
+            bundled.parse(bad)
+
+
+def test_missing_model_dir_names_path_and_fix(tmp_path):
+    with pytest.raises(ModelLoadError) as e:
+        load_parser(str(tmp_path / "no_such_model"))
+    assert "no_such_model" in str(e.value) and "benepar.download" in str(e.value)
+    with pytest.raises(ModelLoadError, match=r"benepar.download\('benepar_en3'\)"):
+        load_parser("benepar_en3")  # not installed on this machine: name the download
+
+
+def test_corrupted_model_dir(tmp_path):
+    bad = tmp_path / "model"
+    bad.mkdir()
+    with pytest.raises(ModelLoadError, match="config.json is missing"):
+        load_parser(str(bad))
+    (bad / "config.json").write_text("{not json")
+    (bad / "benepar_model.bin").write_bytes(b"garbage")
+    with pytest.raises(ModelLoadError) as e:
+        load_parser(str(bad))
+    assert str(bad) in str(e.value)
+
+
+def test_truncated_weights(tmp_path, trained_tiny):
+    bad = tmp_path / "model"
+    shutil.copytree(trained_tiny, bad)
+    data = (bad / "benepar_model.bin").read_bytes()
+    (bad / "benepar_model.bin").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelLoadError, match="corrupted"):
+        load_parser(str(bad))
+
+
+@pytest.fixture(scope="module")
+def trained_tiny(tmp_path_factory):
+    """`logicparse parser train` on the fixture treebank with a random tiny BERT (seconds)."""
+    from logicparse.cli import _register, app
+
+    _register()
+    out = tmp_path_factory.mktemp("run")
+    res = CliRunner().invoke(app, [
+        "parser", "train", "--config", str(FIX / "tiny.toml"), "--out", str(out),
+        "--random-init",
+        "--set", f"pretrained_model={FIX / 'tiny_bert'}",
+        "--set", f'train={json.dumps([str(FIX / "tiny_train.mrg")])}',
+        "--set", f"dev={FIX / 'tiny_train.mrg'}",
+    ])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout.strip().splitlines()[-1])
+    assert summary["steps"] == 2 and summary["sentences_seen"] == 6
+    assert (out / "checkpoint.pt").is_file()
+    return out / "model"
+
+
+def test_training_smoke_and_export_loads(trained_tiny):
+    import benepar
+
+    model = load_parser(str(trained_tiny))
+    assert model.name == "tiny-test"
+    toks = ["She", "said", "that", "he", "left", "."]
+    tree = model.parse([toks])[0]
+    assert nltk.Tree.fromstring(tree).leaves() == toks
+    # The export is benepar's release format: plain benepar loads it too.
+    assert benepar.Parser(str(trained_tiny)).parse(toks).leaves() == toks
+
+
+def test_training_resume(trained_tiny, tmp_path):
+    from logicparse.cli import _register, app
+
+    _register()
+    run = trained_tiny.parent
+    res = CliRunner().invoke(app, [
+        "parser", "train", "--config", str(FIX / "tiny.toml"), "--out", str(run), "--resume",
+        "--random-init", "--set", "max_epochs=2",
+        "--set", f"pretrained_model={FIX / 'tiny_bert'}",
+        "--set", f'train={json.dumps([str(FIX / "tiny_train.mrg")])}',
+        "--set", f"dev={FIX / 'tiny_train.mrg'}",
+    ])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout.strip().splitlines()[-1])
+    assert summary["sentences_seen"] == 12 and summary["epochs"] == 2
+
+
+def test_eval_command_json_last_line(trained_tiny):
+    from logicparse.cli import _register, app
+
+    _register()
+    res = CliRunner().invoke(app, ["parser", "eval", "--treebank", str(FIX / "tiny_train.mrg"),
+                                   "--parser", str(trained_tiny)])
+    assert res.exit_code == 0, res.output
+    score = json.loads(res.stdout.strip().splitlines()[-1])
+    assert {"f1", "precision", "recall", "sentences"} <= set(score)
+    assert score["sentences"] == 6 and 0.0 <= score["f1"] <= 1.0
