@@ -208,3 +208,19 @@ def test_bad_shards_are_refused_before_training(tmp_path, tokenizer):
     assert res.exit_code == 2
     assert "schema version '0'" in res.output
     assert not (tmp_path / "o" / "ckpt.pt").exists()
+
+
+def test_cache_goes_next_to_the_data_unless_read_only(tmp_path, monkeypatch):
+    from logicparse.training.tasks import default_cache_dir
+
+    data = tmp_path / "dream"
+    data.mkdir()
+    (data / "train.json").write_text("[]")
+    assert default_cache_dir(str(data / "train.json")) == data / ".logicparse-shards"
+    data.chmod(0o555)  # read-only, as the shared data sets are (even for root)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    try:
+        got = default_cache_dir(str(data / "train.json"))
+    finally:
+        data.chmod(0o755)
+    assert got.parent == tmp_path / "cache" / "logicparse" / "shards"

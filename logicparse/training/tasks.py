@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional
@@ -188,7 +189,9 @@ def texts_of(examples: Iterable) -> list[str]:
 def default_cache_dir(data_file: str) -> Path:
     """Next to the data when that directory is writable, else under ~/.cache/logicparse."""
     here = Path(data_file).resolve().parent
-    if os.access(here, os.W_OK):
+    # The mode bits as well as access(): root may write anywhere, but a directory that nobody
+    # may write (a shared, read-only data set) is not ours to fill.
+    if os.access(here, os.W_OK) and here.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
         return here / ".logicparse-shards"
     key = hashlib.sha1(str(here).encode()).hexdigest()[:12]
     root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))

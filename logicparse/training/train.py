@@ -242,8 +242,8 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         return result
 
     # ---- the loop --------------------------------------------------------------------------------
-    log({"event": "start", "params": sum(p.numel() for p in model.parameters()), "device": device,
-         "bf16": use_bf16, "train": len(data["train"]), "steps": total_steps, **asdict(cfg)})
+    log({"event": "start", **asdict(cfg), "params": sum(p.numel() for p in model.parameters()),
+         "device": device, "bf16": use_bf16, "train": len(data["train"]), "steps": total_steps})
     model.train()
     bar = tqdm(total=total_steps, initial=step, desc=f"{cfg.task}{'' if cfg.logic else ' (no logic)'}",
                disable=not tty, dynamic_ncols=True)
