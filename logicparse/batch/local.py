@@ -10,7 +10,10 @@ time, one at a time, on a fresh pool; a document that kills a worker again gets 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
+import threading
+import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -30,11 +33,25 @@ def _init_worker(spec: WorkerSpec) -> None:
     # Ctrl-C reaches the whole process group: the parent decides what to do, workers carry on
     # until they are told to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent()
     limit_threads(spec.threads)
     try:
         _ANNOTATOR = ChunkAnnotator(spec)
     except Exception as e:  # noqa: BLE001 - raised with the first chunk: the parent stops the run
         _INIT_ERROR = e
+
+
+def _exit_with_parent(interval: float = 1.0) -> None:
+    """A worker whose parent was killed (kill -9, OOM) would otherwise wait for work forever."""
+    parent = os.getppid()
+
+    def watch():
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def _run_chunk(chunk: Chunk) -> ChunkResult:
