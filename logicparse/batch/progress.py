@@ -79,7 +79,7 @@ class PlainProgress(Progress):
 
 
 class RichProgress(Progress):
-    def __init__(self):
+    def __init__(self, console=None):
         super().__init__()
         from rich.console import Console
         from rich.progress import (BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn,
@@ -89,7 +89,7 @@ class RichProgress(Progress):
         self._bar = _Bar(TextColumn("annotate"), BarColumn(), MofNCompleteColumn(),
                          TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
                          TextColumn("elapsed"), TimeElapsedColumn(),
-                         console=Console(stderr=True), transient=False)
+                         console=console or Console(stderr=True), transient=False)
         self._task = None
 
     def start(self, total):

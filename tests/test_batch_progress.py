@@ -1,0 +1,37 @@
+"""Progress output of batch runs: plain lines off a terminal, a rich bar on one, nothing quiet."""
+
+import io
+
+from rich.console import Console
+
+from logicparse.batch.progress import PlainProgress, Progress, RichProgress, make_progress
+
+
+def test_plain_lines_with_rates_and_eta():
+    buf = io.StringIO()
+    p = PlainProgress(buf, interval=0)
+    p.start(10)
+    p.skip(4)
+    p.advance(2, 30, 1)
+    p.close()
+    lines = buf.getvalue().splitlines()
+    assert len(lines) == 1  # close() does not repeat an unchanged line
+    line = lines[0]
+    assert line.startswith("annotate: 6/10 documents (60%), 4 resumed, ")
+    assert "docs/s" in line and "sentences/s" in line and "1 failed" in line and "ETA" in line
+
+
+def test_rich_bar_on_a_terminal():
+    buf = io.StringIO()
+    p = RichProgress(Console(file=buf, force_terminal=True, width=150))
+    p.start(10)
+    p.skip(2)
+    p.advance(3, 40, 0)
+    p.close()
+    out = buf.getvalue()
+    assert "3/8" in out and "docs/s" in out and "sent/s" in out and "ETA" in out
+
+
+def test_choice_of_view():
+    assert type(make_progress(quiet=True)) is Progress
+    assert isinstance(make_progress(stream=io.StringIO()), PlainProgress)
