@@ -33,11 +33,14 @@ class SenseModel(Protocol):
         ...
 
 
-def load_senses(spec="default", device: str = "cpu") -> Optional[SenseModel]:
+def load_senses(spec="default", device: str = "cpu", encoder=None) -> Optional[SenseModel]:
     """``None`` -> no disambiguation (lexicon sense); ``"default"`` -> the bundled SVMs with the
-    offline encoder; a path -> a directory of SVM models."""
+    offline encoder (all-MiniLM-L6-v2); a directory with ``meta.json`` -> those SVMs with the
+    encoder they were trained for; an encoder name or directory (``"albert-base-v2"`` in the local
+    cache) -> the bundled SVMs with that encoder, refused unless they were trained for it.
+    ``encoder`` overrides the encoder a model directory names (and is checked the same way)."""
     if spec is None:
         return None
     from .classifier import load_senses as _load
 
-    return _load(spec, device=device)
+    return _load(spec, device=device, encoder=encoder)

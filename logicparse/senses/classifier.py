@@ -28,7 +28,7 @@ from ..errors import Errors, ModelLoadError
 from ..taxonomy import keywords as taxonomy_keywords
 from . import SenseDecision, SenseQuery
 from .data import NONE
-from .features import DEFAULT_ENCODER, Encoder, Occurrence
+from .features import DEFAULT_ENCODER, Encoder, Occurrence, assemble, pooling_parts
 
 logger = logging.getLogger(__name__)
 
@@ -137,11 +137,11 @@ class SVMSenseModel:
             feats = self.encoder.encode([Occurrence(queries[i].text, queries[i].char_start,
                                                     queries[i].char_end) for i in todo],
                                         layers=sorted({l for l, _ in need}),
-                                        poolings=sorted({p for _, p in need}))
+                                        parts=sorted({x for _, p in need for x in pooling_parts(p)}))
             row = {i: r for r, i in enumerate(todo)}
             for kw, idx in by_kw.items():
                 e = self.entries[kw]
-                X = feats[(e["layer"], e["pooling"])][[row[i] for i in idx]]
+                X = assemble(feats, e["layer"], e["pooling"])[[row[i] for i in idx]]
                 for i, d in zip(idx, self._predict(kw, X)):
                     out[i] = d
         return out  # type: ignore[return-value]

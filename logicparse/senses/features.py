@@ -27,7 +27,26 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_ENCODER = "default"
 DEFAULT_ENCODER_NAME = "sentence-transformers/all-MiniLM-L6-v2"
-POOLINGS = ("first", "mean")
+# Parts a keyword vector can be built from: its first subword, the mean of its subwords, the
+# subword just before / after it (``as`` + noun phrase vs ``as`` + clause), the mean of up to
+# CONTEXT subwords before / after it (what the clause says: ``as it grew`` vs ``as you know``)
+# and the sentence mean.
+# A pooling joins parts with "+", e.g. "mean+next".
+PARTS = ("first", "mean", "prev", "next", "sent", "before", "after")
+CONTEXT = 8  # subwords averaged by the "before" / "after" parts (the clause around the keyword)
+POOLINGS = ("first", "mean", "mean+next", "mean+prev+next", "mean+before+after")
+
+
+def pooling_parts(pooling: str) -> list[str]:
+    parts = pooling.split("+")
+    if not parts or any(p not in PARTS for p in parts):
+        raise ValueError(f"Unknown pooling {pooling!r}: join parts of {PARTS} with '+'.")
+    return parts
+
+
+def assemble(feats: dict, layer: int, pooling: str) -> np.ndarray:
+    """The feature matrix of one (layer, pooling) from :meth:`Encoder.encode`'s parts."""
+    return np.concatenate([feats[(layer, p)] for p in pooling_parts(pooling)], axis=1)
 
 
 @dataclass(frozen=True)
@@ -125,14 +144,15 @@ class Encoder:
     # -- encoding --------------------------------------------------------------------------
 
     def encode(self, occurrences: Sequence[Occurrence], layers: Sequence[int] | None = None,
-               poolings: Sequence[str] = POOLINGS, progress: bool = False) -> dict:
-        """``{(layer, pooling): array [n, hidden]}`` for the requested layers (default: all)."""
+               parts: Sequence[str] = PARTS, progress: bool = False) -> dict:
+        """``{(layer, part): array [n, hidden]}`` for the requested layers (default: all) and
+        parts (see :data:`PARTS`; combine them with :func:`assemble`)."""
         import torch
 
         layers = list(range(self.n_layers)) if layers is None else list(layers)
         hidden = self.model.config.hidden_size
         out = {(l, p): np.zeros((len(occurrences), hidden), dtype=np.float32)
-               for l in layers for p in poolings}
+               for l in layers for p in parts}
         if not occurrences:
             return out
         windows = [self.window(o) for o in occurrences]
@@ -156,10 +176,18 @@ class Encoder:
                     w = windows[i]
                     real = [o if not s else (0, 0) for o, s in zip(offsets[row], special[row])]
                     idx = _overlapping(real, w.char_start, w.char_end)
+                    content = [j for j, (a, b) in enumerate(real) if b > a]
+                    # Neighbours fall back to the keyword itself at the text's edges.
+                    before = [j for j in content if j < idx[0]]
+                    after = [j for j in content if j > idx[-1]]
+                    pick = {"first": idx[:1], "mean": idx, "prev": before[-1:] or idx[:1],
+                            "next": after[:1] or idx[-1:], "sent": content or idx,
+                            "before": before[-CONTEXT:] or idx[:1],
+                            "after": after[:CONTEXT] or idx[-1:]}
                     for l in layers:
-                        vecs = states[l][row, idx].float().cpu().numpy()
-                        for p in poolings:
-                            out[(l, p)][i] = vecs[0] if p == "first" else vecs.mean(0)
+                        layer = states[l][row].float().cpu().numpy()
+                        for p in parts:
+                            out[(l, p)][i] = layer[pick[p]].mean(0)
         return out
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import Errors, LogicparseError
 from .classifier import META, SVMSenseModel, _sha256
 from .data import NONE, Annotation, data_hash
-from .features import POOLINGS, Encoder, Occurrence
+from .features import POOLINGS, Encoder, Occurrence, assemble
 
 logger = logging.getLogger(__name__)
 
@@ -83,14 +83,17 @@ def train_models(annotations: Sequence[Annotation], encoder: Encoder, keywords: 
         cv = StratifiedKFold(n_splits=min(folds, min(collections.Counter(y).values())),
                              shuffle=True, random_state=seed)
         best = None
-        for (layer, pooling), params in product(sorted({k for k in feats}), SVM_GRID):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                score = cross_val_score(_svm(params), feats[(layer, pooling)][idx], y, cv=cv).mean()
-            if best is None or score > best[0] + 1e-9:
-                best = (score, layer, pooling, params)
+        layers_seen = sorted({l for l, _ in feats})
+        for layer, pooling in product(layers_seen, POOLINGS):
+            X = assemble(feats, layer, pooling)[idx]
+            for params in SVM_GRID:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    score = cross_val_score(_svm(params), X, y, cv=cv).mean()
+                if best is None or score > best[0] + 1e-9:
+                    best = (score, layer, pooling, params)
         score, layer, pooling, params = best
-        X = feats[(layer, pooling)][idx]
+        X = assemble(feats, layer, pooling)[idx]
         model = CalibratedClassifierCV(_svm(params), ensemble=False, cv=cv).fit(X, y)
         path = out / f"{kw}.skops"
         sio.dump(model, path)

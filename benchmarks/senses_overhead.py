@@ -1,0 +1,85 @@
+"""Cost of sense disambiguation: annotating a corpus with senses on vs ``senses=None``.
+
+    python benchmarks/senses_overhead.py [--corpus ../shared/data/corpora/inaugural] [--limit N]
+    python benchmarks/senses_overhead.py --trees    # no parser: annotate_trees over parsed trees
+
+Default mode: one Annotator's parser is shared by both runs (loaded once, outside the timing),
+and each run annotates every ``*.txt`` file of the corpus with ``pipe``; the ratio is
+time(senses="default") / time(senses=None) in one process, one run each (after a short warm-up
+of both). Model loading is timed separately. ``--trees`` parses the corpus once, then times
+``annotate_trees`` over the trees with and without senses: the sense cost with no parser to hide
+it (an upper bound of the ratio). Prints its figures, the last line as one JSON object.
+"""
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+ROOT = Path(__file__).resolve().parents[1]
+ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+ap.add_argument("--corpus", default=str(ROOT.parent / "shared/data/corpora/inaugural"))
+ap.add_argument("--limit", type=int, default=0, help="only the first N files (0 = all)")
+ap.add_argument("--batch-size", type=int, default=8)
+ap.add_argument("--trees", action="store_true", help="time annotate_trees over parsed trees")
+args = ap.parse_args()
+
+import logicparse  # noqa: E402
+from logicparse.senses import load_senses  # noqa: E402
+
+files = sorted(Path(args.corpus).glob("*.txt"))[: args.limit or None]
+texts = [f.read_bytes().decode("utf-8", errors="replace") for f in files]
+
+t0 = time.perf_counter()
+base = logicparse.Annotator(parser="default", senses=None)
+t_parser = time.perf_counter() - t0
+t0 = time.perf_counter()
+senses = load_senses("default")
+t_senses_load = time.perf_counter() - t0
+with_senses = logicparse.Annotator(parser=base.parser, senses=senses)
+
+# Warm-up: first calls pay one-off costs (allocations, lazy imports) that are not per-text work.
+for a in (base, with_senses):
+    a.annotate("Since it rained, we stayed inside as the roads were icy while they waited.")
+
+
+def run(annotator):
+    t = time.perf_counter()
+    docs = list(annotator.pipe(texts, batch_size=args.batch_size))
+    return time.perf_counter() - t, docs
+
+
+if args.trees:
+    parsed = [d.parse for d in base.pipe(texts, batch_size=args.batch_size)]
+
+    def run(annotator):  # noqa: F811 - the no-parser variant
+        t = time.perf_counter()
+        docs = [logicparse.annotate_trees(p, senses=annotator.senses) for p in parsed]
+        return time.perf_counter() - t, docs
+
+t_off, docs_off = run(base)
+t_on, docs_on = run(with_senses)
+
+ambiguous = sum(1 for d in docs_off for r in d.relations
+                if logicparse.taxonomy.keywords()[r.keyword.lower()].ambiguous)
+classified = sum(1 for d in docs_on for r in d.relations if r.sense_source == "classifier")
+sentences = sum(len(d.sentence_starts) for d in docs_off)
+tokens = sum(len(d.tokens) for d in docs_off)
+result = {
+    "mode": "trees" if args.trees else "text", "files": len(files), "sentences": sentences,
+    "tokens": tokens, "ambiguous_occurrences": ambiguous, "kept_by_classifier": classified,
+    "seconds_senses_none": round(t_off, 2), "seconds_senses_default": round(t_on, 2),
+    "ratio": round(t_on / t_off, 3),
+    "load_seconds": {"parser": round(t_parser, 2), "senses": round(t_senses_load, 2)},
+    "cpu_threads": __import__("torch").get_num_threads(),
+}
+print(f"corpus          {args.corpus} ({len(files)} files, {sentences} sentences, {tokens} tokens)")
+print(f"ambiguous       {ambiguous} occurrences; {classified} kept as relations by the classifier")
+print(f"senses=None     {t_off:.1f} s")
+print(f"senses=default  {t_on:.1f} s")
+print(f"ratio           {t_on / t_off:.3f}  (target <= 1.25)")
+print(json.dumps(result))

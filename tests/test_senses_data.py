@@ -1,0 +1,114 @@
+"""Sense annotations: the fixed GDTB gold mapping, occurrence finding, the JSONL and TSV formats."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from logicparse.errors import DataFormatError
+from logicparse.gdtb import read_gdtb
+from logicparse.senses.data import (LABELS, Annotation, data_hash, gdtb_annotations, gold_relation,
+                                    read_annotations, read_hand, write_annotations)
+
+FIXTURES = Path(__file__).parent / "fixtures" / "senses"
+GDTB = FIXTURES / "gdtb"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("sense,relation", [
+    ("Temporal.Synchronous", "temporal"),
+    ("Temporal.Asynchronous.Succession", "temporal"),
+    ("Contingency.Cause.Reason", "causal"),
+    ("Contingency.Cause.Result", "causal"),
+    ("Contingency.Purpose.Arg2-as-goal", "causal"),
+    ("Contingency.Condition.Arg2-as-cond", "conditional"),
+    ("Comparison.Contrast", "comparative"),
+    ("Comparison.Concession.Arg1-as-denier", "adversative"),
+    ("Comparison.Similarity", "analogy"),
+    ("Expansion.Conjunction", "conjunction"),
+    ("Expansion.Level-of-detail.Arg1-as-detail", "none"),
+    ("Expansion.Manner.Arg2-as-manner", "none"),
+    ("", "none"),
+])
+def test_gold_mapping_is_the_issue_table(sense, relation):
+    assert gold_relation(sense) == relation
+
+
+def _by_text(split):
+    anns = gdtb_annotations(read_gdtb(GDTB, split), ["since", "as", "while"], f"gdtb:{split}")
+    return anns, {(a.text[a.char_start - 3 if a.char_start >= 3 else 0:a.char_end + 4], a.label)
+                  for a in anns}
+
+
+def test_annotations_from_gdtb_fixture():
+    anns, _ = _by_text("train")
+    got = [(a.keyword, a.text[a.char_start:a.char_end], a.label) for a in anns]
+    assert got == [
+        ("since", "since", "causal"),  # Explicit Contingency.Cause.Reason
+        ("since", "since", "none"),  # 'since 2005': no Explicit relation claims it
+        ("as", "As", "temporal"),  # sentence-initial, Temporal.Synchronous
+        ("as", "as", "none"),  # 'works as a teacher'; the 'as' of 'as well as' are not targets
+    ]
+    for a in anns:
+        # The text is the sentence alone, tokens joined by single spaces (as the Annotator sends).
+        assert a.text in read_gdtb(GDTB, "train")[0].text
+        assert a.text[a.char_start:a.char_end].lower() == a.keyword
+        assert a.source == "gdtb:train" and a.doc == "GUM_fixture_one"
+
+
+def test_longer_phrases_and_one_word_sentence():
+    anns, _ = _by_text("dev")
+    got = [(a.text, a.label) for a in anns]
+    # 'such as' is a longer taxonomy phrase: its 'as' is no target; the one-word sentence 'Since'
+    # is a target with no relation.
+    assert got == [("While I agree , I will vote no .", "adversative"),
+                   ("Fruits such as apples grow here while it is warm .", "temporal"),
+                   ("Since", "none")]
+
+
+def test_jsonl_round_trip_and_hash(tmp_path):
+    anns, _ = _by_text("train")
+    path = tmp_path / "a.jsonl"
+    assert write_annotations(path, anns) == len(anns)
+    assert read_annotations([path]) == anns
+    assert data_hash(anns) == data_hash(list(reversed(anns)))
+    assert data_hash(anns) != data_hash(anns[:-1])
+
+
+def test_bad_annotation_lines_name_file_and_line(tmp_path):
+    good = Annotation("as", "as a rule", 0, 2, "none", "hand").to_json()
+    bad = [json.dumps({"keyword": "as", "text": "as", "char_start": 0, "char_end": 9,
+                       "label": "none", "source": "hand"}),
+           json.dumps({"keyword": "as", "text": "so it is", "char_start": 0, "char_end": 2,
+                       "label": "none", "source": "hand"}),
+           json.dumps({"keyword": "as", "text": "as", "char_start": 0, "char_end": 2,
+                       "label": "cause", "source": "hand"}),
+           "{not json"]
+    for line in bad:
+        path = tmp_path / "bad.jsonl"
+        path.write_text(good + "\n" + line + "\n")
+        with pytest.raises(DataFormatError, match=r"bad.jsonl, line 2"):
+            read_annotations([path])
+
+
+def test_hand_tsv(tmp_path):
+    anns = read_hand(FIXTURES / "train.tsv")
+    assert anns[0] == Annotation("since", "It has rained every day since 1990 .", 24, 29,
+                                 "temporal", "hand")
+    assert anns[4].text[anns[4].char_start:anns[4].char_end] == "since"
+    path = tmp_path / "h.tsv"
+    path.write_text("temporal\tno brackets here\n")
+    with pytest.raises(DataFormatError, match="brackets"):
+        read_hand(path)
+
+
+def test_committed_annotations_are_valid():
+    """The JSONL files users and tests get instead of ../shared: present, valid, as documented."""
+    anns = read_annotations(sorted((ROOT / "annotations").glob("*.jsonl")))
+    kws = {a.keyword for a in anns}
+    assert {"since", "as", "while"} <= kws
+    assert {a.label for a in anns} <= set(LABELS)
+    assert {a.source for a in anns} >= {"gdtb:train", "gdtb:dev", "hand"}
+    # hand.jsonl is built from hand.tsv: the two agree.
+    assert read_annotations([ROOT / "annotations" / "hand.jsonl"]) == read_hand(
+        ROOT / "annotations" / "hand.tsv")

@@ -1,0 +1,225 @@
+"""The bundled sense SVMs with the real offline encoder (all-MiniLM-L6-v2), and strict loading.
+
+A tiny random BERT stands in for "another encoder" (no other weights exist offline)."""
+
+import json
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from logicparse.errors import ModelLoadError
+from logicparse.senses import SenseQuery, load_senses
+from logicparse.senses.classifier import bundled_models_dir
+from logicparse.senses.features import Occurrence
+from logicparse.taxonomy import keywords
+
+pytestmark = pytest.mark.slow
+FIXTURES = Path(__file__).parent / "fixtures" / "senses"
+
+
+def q(marked: str) -> SenseQuery:
+    """A query from a sentence with the keyword in [brackets]."""
+    s, e = marked.index("["), marked.index("]")
+    text = marked[:s] + marked[s + 1:e] + marked[e + 1:]
+    kw = marked[s + 1:e].lower()
+    return SenseQuery(kw, keywords()[kw].senses, text, s, e - 1)
+
+
+@pytest.fixture(scope="module")
+def senses():
+    return load_senses("default")
+
+
+@pytest.fixture(scope="module")
+def tiny_encoder_dir(tmp_path_factory):
+    """A random 2-layer BERT with the MiniLM tokenizer, saved like any local model."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    from logicparse.senses.features import _default_encoder_path
+
+    path = tmp_path_factory.mktemp("tiny-bert")
+    torch.manual_seed(0)
+    BertModel(BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2,
+                         num_attention_heads=2, intermediate_size=64,
+                         max_position_embeddings=64)).save_pretrained(path)
+    AutoTokenizer.from_pretrained(_default_encoder_path()).save_pretrained(path)
+    return path
+
+
+def test_bundled_models_meta(senses):
+    meta = senses.meta
+    assert meta["encoder"]["name"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert {"since", "as", "while"} <= set(senses.keywords)
+    for kw, e in meta["keywords"].items():
+        assert e["labels"] and e["data_hash"] and 0 < e["cv_accuracy"] <= 1
+        assert (bundled_models_dir() / e["file"]).is_file()
+
+
+@pytest.mark.parametrize("marked,relation", [
+    ("It has rained every day [since] 1990 .", "temporal"),
+    ("The shop has been closed [since] March .", "temporal"),
+    ("We stayed inside [since] it rained .", "causal"),
+    ("[Since] the data are noisy , we repeat each measurement .", "causal"),
+    ("She works [as] a teacher .", None),
+    ("He is [as] tall as his father .", None),
+    ("[As] it was raining , we took the bus .", "causal"),
+    ("[As] I was leaving , the phone rang .", "temporal"),
+    ("He read a book [while] she was cooking .", "temporal"),
+    ("We waited for a [while] .", None),
+])
+def test_clear_examples(senses, marked, relation):
+    (d,) = senses.disambiguate([q(marked)])
+    assert d.relation == relation
+    assert d.source == "classifier" and 0 < d.confidence <= 1
+
+
+def test_edges_one_word_and_batch(senses):
+    queries = [q("[Since]"), q("[as]"), q("[While] ."), q("It has been like this ever [since]"),
+               q("I left early [as]"), q("[As] you know , it rained .")]
+    out = senses.disambiguate(queries)
+    assert len(out) == len(queries)
+    assert all(d.source == "classifier" for d in out)
+    # Batched and one-by-one give the same decisions.
+    assert [senses.disambiguate([x])[0].relation for x in queries] == [d.relation for d in out]
+
+
+def test_overlong_text_encodes_the_window(senses):
+    enc = senses.encoder
+    filler = " ".join(["word"] * 700)
+    text = f"{filler} We stayed inside since it rained . {filler}"
+    start = text.index("since")
+    occ = Occurrence(text, start, start + 5)
+    win = enc.window(occ)
+    assert win.text[win.char_start:win.char_end] == "since"
+    assert "We stayed inside since it rained ." in win.text and len(win.text) < len(text)
+    assert len(enc.tokenizer(win.text)["input_ids"]) <= enc.max_length
+    # The long text's vector is the window's vector.
+    import numpy as np
+
+    a, b = enc.encode([occ], layers=[3], parts=["mean"]), enc.encode([win], layers=[3], parts=["mean"])
+    np.testing.assert_allclose(a[(3, "mean")], b[(3, "mean")], atol=1e-5)
+    for s in (0, len(text) - 5):  # keyword at the very start / end of an over-long text
+        t = "since " + text if s == 0 else text + " since"
+        w = enc.window(Occurrence(t, s if s == 0 else len(t) - 5, (s if s == 0 else len(t) - 5) + 5))
+        assert w.text[w.char_start:w.char_end] == "since"
+    (d,) = senses.disambiguate([SenseQuery("since", ("temporal", "causal"), text, start, start + 5)])
+    assert d.relation == "causal"
+
+
+def test_bad_span_is_refused(senses):
+    with pytest.raises(ValueError, match="outside the text"):
+        senses.disambiguate([SenseQuery("since", ("temporal",), "since", 3, 9)])
+
+
+def test_keyword_without_model_falls_back_to_lexicon(tmp_path, caplog):
+    models = tmp_path / "models"
+    shutil.copytree(bundled_models_dir(), models)
+    meta = json.loads((models / "meta.json").read_text())
+    del meta["keywords"]["while"]
+    (models / "meta.json").write_text(json.dumps(meta))
+    m = load_senses(str(models))
+    with caplog.at_level(logging.WARNING, logger="logicparse.senses.classifier"):
+        out = m.disambiguate([q("He read [while] she slept ."), q("We left [while] it rained .")])
+    assert [(d.relation, d.source) for d in out] == [("comparative", "lexicon")] * 2
+    assert sum("No sense model for keyword 'while'" in r.message for r in caplog.records) == 1
+
+
+def _copy_models(tmp_path) -> Path:
+    models = tmp_path / "models"
+    shutil.copytree(bundled_models_dir(), models)
+    return models
+
+
+def test_missing_truncated_tampered_untrusted(tmp_path):
+    import skops.io as sio
+
+    models = _copy_models(tmp_path)
+    since = models / "since.skops"
+    data = since.read_bytes()
+
+    since.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelLoadError, match="since.skops does not match the sha256"):
+        load_senses(str(models))
+
+    meta = json.loads((models / "meta.json").read_text())
+    meta["keywords"]["since"].pop("sha256")  # without the hash, the damage itself is reported
+    (models / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelLoadError, match="since.skops cannot be read"):
+        load_senses(str(models))
+
+    # A valid skops file holding a type outside the allow-list (here a callable) is refused.
+    sio.dump({"f": shutil.rmtree}, since)
+    with pytest.raises(ModelLoadError, match=r"since.skops contains types that are not trusted"):
+        load_senses(str(models))
+
+    since.unlink()
+    with pytest.raises(ModelLoadError, match=r"since.skops is missing"):
+        load_senses(str(models))
+
+    (models / "meta.json").unlink()
+    with pytest.raises(ModelLoadError, match="has no meta.json"):
+        load_senses(str(models))
+
+
+def test_train_cli_round_trip_and_encoder_mismatch(tmp_path, tiny_encoder_dir):
+    from logicparse.cli import _register, app
+    from logicparse.senses.data import read_hand, write_annotations
+
+    _register()
+    train = tmp_path / "train.jsonl"
+    write_annotations(train, read_hand(FIXTURES / "train.tsv"))
+    out = tmp_path / "svm"
+    res = CliRunner().invoke(app, ["senses", "train", "--annotations", str(train), "--keywords",
+                                   "since,while", "--encoder", str(tiny_encoder_dir), "--out",
+                                   str(out), "--folds", "3"])
+    assert res.exit_code == 0, res.output
+    assert set(json.loads(res.stdout.strip().splitlines()[-1])["cv_accuracy"]) == {"since", "while"}
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["encoder"]["spec"] == str(tiny_encoder_dir)
+    assert meta["keywords"]["since"]["labels"] == ["causal", "temporal"]
+
+    m = load_senses(str(out))  # its own encoder, named in meta.json
+    assert m.encoder.name == str(tiny_encoder_dir)
+    assert len(m.disambiguate([q("We left [since] it rained ."), q("Wait a [while] .")])) == 2
+
+    # Models trained for the tiny encoder, loaded with MiniLM: refused, naming both encoders.
+    with pytest.raises(ModelLoadError, match="trained for encoder .*tiny-bert.*all-MiniLM-L6-v2"):
+        load_senses(str(out), encoder="default")
+    # The bundled (MiniLM) models with the tiny encoder given by path: refused too.
+    with pytest.raises(ModelLoadError, match="trained for encoder .*all-MiniLM-L6-v2"):
+        load_senses(str(tiny_encoder_dir))
+
+
+def test_unknown_encoder_is_a_clear_error():
+    with pytest.raises(ModelLoadError, match="Cannot load encoder 'no-such/encoder-here'"):
+        load_senses("no-such/encoder-here")
+
+
+def test_eval_cli_on_fixture_last_line_json(tmp_path):
+    from logicparse.cli import _register, app
+
+    _register()
+    res = CliRunner().invoke(app, ["senses", "eval", "--gdtb", str(FIXTURES / "gdtb"),
+                                   "--split", "dev", "--errors", str(tmp_path / "err.jsonl")])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert set(out) >= {"accuracy", "majority_baseline", "n", "per_keyword"}
+    assert out["n"] == 3 and set(out["per_keyword"]) == {"since", "while"}
+    w = out["per_keyword"]["while"]
+    assert w["n"] == 2 and sum(map(sum, w["confusion"])) == 2
+    assert len(w["confusion"]) == len(w["labels"])
+
+
+def test_plot_cli_writes_png(tmp_path):
+    from logicparse.cli import _register, app
+
+    _register()
+    png = tmp_path / "since.png"
+    res = CliRunner().invoke(app, ["senses", "plot", "--out", str(png), "--annotations",
+                                   str(Path(__file__).parents[1] / "annotations" / "hand.jsonl")])
+    assert res.exit_code == 0, res.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
