@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Optional, Union
@@ -100,10 +99,11 @@ def _static(name: str) -> bytes:
 
 
 def _load_annotator(settings: Settings):
-    if os.environ.get("LOGICPARSE_TORCH_THREADS"):
-        import torch
+    import torch
 
-        torch.set_num_threads(int(os.environ["LOGICPARSE_TORCH_THREADS"]))
+    # Process-wide: several intra-op threads spin against each other (and against the other
+    # workers) on a busy CPU; one sentence is too little work to split.
+    torch.set_num_threads(settings.torch_threads)
     annotator = logicparse.Annotator(parser=settings.parser, senses=settings.senses,
                                      device=settings.device)
     # One warm-up call so that the first client does not pay for lazy initialisation.

@@ -31,6 +31,10 @@ class Settings(BaseSettings):
     max_body_bytes: Optional[int] = Field(
         None, ge=1, description="Most bytes in a request body; default 4 * max_chars + 64 KiB.")
     threads: int = Field(1, ge=1, description="Annotation threads per worker process.")
+    torch_threads: int = Field(
+        1, ge=1, description="Torch threads per worker process. One is fastest for the short "
+        "inputs of a service and when workers or other jobs share the cores (measured: "
+        "docs/service.md).")
     queue: int = Field(16, ge=0, description="Requests that may wait for a thread before 503.")
     timeout: float = Field(30.0, gt=0, description="Seconds a request may take before 504.")
     max_connections: int = Field(
@@ -55,5 +59,7 @@ class Settings(BaseSettings):
         """The settings as ``LOGICPARSE_*`` variables, for worker processes."""
         out = {}
         for name, value in self.model_dump().items():
+            if value is None and name != "senses":
+                continue  # unset: the default applies in the worker too
             out[f"LOGICPARSE_{name.upper()}"] = "none" if value is None else str(value)
         return out

@@ -275,6 +275,15 @@ def test_labels_taxonomy_health(client):
     assert client.get("/static/style.css").status_code == 200
 
 
+def test_settings_reach_worker_processes_through_the_environment(monkeypatch):
+    given = Settings(port=9123, senses=None, max_chars=50, queue=0, timeout=2.5)
+    for name, value in given.to_env().items():
+        monkeypatch.setenv(name, value)
+    assert Settings() == given
+    monkeypatch.setenv("LOGICPARSE_SENSES", "default")
+    assert Settings().senses == "default"
+
+
 def test_readyz_is_503_until_models_load():
     app = create_app(Settings(senses=None))  # no lifespan has run: nothing loaded yet
     c = TestClient(app)

@@ -28,6 +28,8 @@ def serve(
     max_texts: Optional[int] = typer.Option(None, envvar="LOGICPARSE_MAX_TEXTS",
                                             help=_help("max_texts")),
     threads: Optional[int] = typer.Option(None, envvar="LOGICPARSE_THREADS", help=_help("threads")),
+    torch_threads: Optional[int] = typer.Option(None, envvar="LOGICPARSE_TORCH_THREADS",
+                                                help=_help("torch_threads")),
     queue: Optional[int] = typer.Option(None, envvar="LOGICPARSE_QUEUE", help=_help("queue")),
     timeout: Optional[float] = typer.Option(None, envvar="LOGICPARSE_TIMEOUT", help=_help("timeout")),
     max_connections: Optional[int] = typer.Option(None, envvar="LOGICPARSE_MAX_CONNECTIONS",
