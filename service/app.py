@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from contextlib import asynccontextmanager
-from importlib import resources
+from pathlib import Path
 from typing import Optional, Union
 
 from fastapi import FastAPI, Request
@@ -93,9 +93,12 @@ def _error(status: int, code: str, detail: str, headers: Optional[dict] = None) 
     return JSONResponse({"detail": detail, "code": code}, status_code=status, headers=headers)
 
 
+STATIC = Path(__file__).resolve().parent / "static"
+
+
 def _static(name: str) -> bytes:
-    # Read once at startup: no request ever opens a file.
-    return resources.files("service").joinpath("static", name).read_bytes()
+    # Read once when the app is built: no request ever opens a file.
+    return (STATIC / name).read_bytes()
 
 
 def _load_annotator(settings: Settings):
