@@ -223,3 +223,15 @@ def test_plot_cli_writes_png(tmp_path):
                                    str(Path(__file__).parents[1] / "annotations" / "hand.jsonl")])
     assert res.exit_code == 0, res.output
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_partial_forward_gives_the_same_vectors(senses):
+    """Only the blocks up to the highest layer a model reads are run: same numbers, less time."""
+    import numpy as np
+
+    enc = senses.encoder
+    occ = [Occurrence("We left as it rained .", 8, 10), Occurrence("since 1990", 0, 5)]
+    full, part = enc.encode(occ), enc.encode(occ, layers=[2, 4])
+    for key in part:
+        np.testing.assert_allclose(full[key], part[key], atol=1e-5)
+    assert len(enc.model.encoder.layer) == enc.n_layers - 1  # restored after the forward

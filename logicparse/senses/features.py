@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -116,6 +117,23 @@ class Encoder:
         return {"name": self.name, "spec": self.spec, "fingerprint": self.fingerprint,
                 "n_layers": self.n_layers, "hidden_size": self.model.config.hidden_size}
 
+    @contextmanager
+    def _only_layers(self, top: int):
+        """Run only the blocks up to hidden state ``top``: the SVMs read no higher layer, and
+        the layers above cost time for nothing. Models whose blocks are not an
+        ``encoder.layer`` list (ALBERT shares one block) run whole."""
+        import torch
+
+        blocks = getattr(getattr(self.model, "encoder", None), "layer", None)
+        if not isinstance(blocks, torch.nn.ModuleList) or top >= len(blocks):
+            yield
+            return
+        self.model.encoder.layer = blocks[:top]
+        try:
+            yield
+        finally:
+            self.model.encoder.layer = blocks
+
     # -- windowing -------------------------------------------------------------------------
 
     def window(self, occ: Occurrence) -> Occurrence:
@@ -171,7 +189,8 @@ class Encoder:
                                      return_special_tokens_mask=True, return_tensors="pt")
                 offsets = enc.pop("offset_mapping").tolist()
                 special = enc.pop("special_tokens_mask").tolist()
-                states = self.model(**enc.to(self.device), output_hidden_states=True).hidden_states
+                with self._only_layers(max(layers)):
+                    states = self.model(**enc.to(self.device), output_hidden_states=True).hidden_states
                 for row, i in enumerate(batch):
                     w = windows[i]
                     real = [o if not s else (0, 0) for o, s in zip(offsets[row], special[row])]
