@@ -21,10 +21,12 @@ from .worker import Chunk, ChunkAnnotator, ChunkResult, WorkerSpec
 logger = logging.getLogger(__name__)
 
 _POS = ("__shard", "__start")
-_STATS = ("__pid", "__rss_mb", "__peak_rss_mb", "__parser", "__senses", "__load_s", "__ready_at")
+_STATS = ("__pid", "__rss_mb", "__peak_rss_mb", "__parser", "__senses", "__load_s", "__ready_at",
+          "__parse_s")
 _TYPES = {"__shard": pa.int64(), "__start": pa.int64(), "__pid": pa.int64(),
           "__rss_mb": pa.float64(), "__peak_rss_mb": pa.float64(), "__parser": pa.string(),
-          "__senses": pa.string(), "__load_s": pa.float64(), "__ready_at": pa.float64()}
+          "__senses": pa.string(), "__load_s": pa.float64(), "__ready_at": pa.float64(),
+          "__parse_s": pa.float64()}
 
 
 class _Actor:
@@ -43,7 +45,7 @@ class _Actor:
                     "__pid": [s["pid"]] * n, "__rss_mb": [s["rss_mb"]] * n,
                     "__peak_rss_mb": [s["peak_rss_mb"]] * n, "__parser": [s["parser"]] * n,
                     "__senses": [s["senses"]] * n, "__load_s": [s["load_s"]] * n,
-                    "__ready_at": [s["ready_at"]] * n}
+                    "__ready_at": [s["ready_at"]] * n, "__parse_s": [s["parse_s"]] * n}
             for name, values in cols.items():
                 t = t.append_column(name, pa.array(values, _TYPES[name]))
             out.append(t)
@@ -117,7 +119,8 @@ def _split(batch: pa.Table) -> Iterator[ChunkResult]:
                  "parser": part.column("__parser")[0].as_py(),
                  "senses": part.column("__senses")[0].as_py(),
                  "load_s": part.column("__load_s")[0].as_py(),
-                 "ready_at": part.column("__ready_at")[0].as_py()}
+                 "ready_at": part.column("__ready_at")[0].as_py(),
+                 "parse_s": part.column("__parse_s")[0].as_py()}
         table = part.drop_columns(list(_POS + _STATS))
         yield ChunkResult(Chunk(shards[a], starts[a], (), ()), table, stats)
         a = b

@@ -139,6 +139,7 @@ class _Run:
         self.load_seconds = 0.0  # slowest worker's model loading
         self.ready_at = 0.0  # wall clock when the last worker to report was ready
         self.started_at = time.time()
+        self.parse_s: dict[int, float] = {}  # worker -> seconds inside parser.parse
         self._last_manifest = time.monotonic()
 
     # -- plan ---------------------------------------------------------------------------------
@@ -206,6 +207,8 @@ class _Run:
         if "load_s" in stats:
             self.load_seconds = max(self.load_seconds, stats["load_s"])
             self.ready_at = max(self.ready_at, stats["ready_at"])
+        if "parse_s" in stats:  # cumulative per worker
+            self.parse_s[stats["pid"]] = stats["parse_s"]
         sentences = pc.sum(pc.list_value_length(table.column("sentence_starts"))).as_py() or 0
         self.progress.advance(table.num_rows, sentences, table.num_rows - table.column("error").null_count)
         shard = result.chunk.shard
@@ -245,6 +248,7 @@ class _Run:
                 "seconds": round(seconds, 3), "model_load_seconds": round(self.load_seconds, 3),
                 # from the start of the run until the last worker had its models loaded
                 "startup_seconds": round(max(self.ready_at - self.started_at, 0.0), 3),
+                "parse_seconds": round(sum(self.parse_s.values()), 3),  # over all workers
                 "resumed_shards": self.resumed,
                 "written_shards": len(self.memory_at_shards),
                 "documents_annotated": self.progress.docs, "sentences_annotated": self.progress.sentences,
