@@ -2,7 +2,7 @@
 
 ``create_app()`` reads :class:`~service.settings.Settings` from ``LOGICPARSE_*`` variables; uvicorn
 calls it in each worker (``uvicorn --factory service.app:create_app``, or ``logicparse serve``).
-Models load once per process at startup; annotation runs on a bounded thread pool
+Models load once per process at startup; annotation runs on a bounded, batching thread pool
 (service/limits.py). Responses are ``Document.to_dict()`` records, validated against a model
 derived from the Document dataclass itself, so the REST body, the Arrow row and the Python object
 share one definition.
@@ -122,7 +122,7 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         if app.state.pool is None:  # shut down by a previous run of this app
-            app.state.pool = WorkPool(settings.threads, settings.queue, settings.timeout)
+            app.state.pool = new_pool()
         if app.state.annotator is None:
             # Off the loop, though nothing is served yet: uvicorn binds the port after startup.
             try:
@@ -148,8 +148,15 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.annotator = annotator
-    # Threads start lazily, so an app that never serves costs nothing.
-    app.state.pool = WorkPool(settings.threads, settings.queue, settings.timeout)
+    def work(texts: list[str], ids: list[str]) -> list[Document]:
+        return _annotate(app.state.annotator, texts, ids)
+
+    def new_pool() -> WorkPool:
+        return WorkPool(work, threads=settings.threads, queue=settings.queue,
+                        timeout=settings.timeout, batch_size=settings.batch_size)
+
+    # Threads start on the first request, so an app that never serves costs nothing.
+    app.state.pool = new_pool()
     app.state.settings = settings
     app.add_middleware(BodyGuard, limit=settings.body_limit, max_chars=settings.max_chars)
 
@@ -206,7 +213,7 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
             return _error(503, "E411", Errors.E411.format(retry=settings.retry_after),
                           {"Retry-After": str(settings.retry_after)})
         try:
-            docs = await state.pool.run(_annotate, state.annotator, texts, ids)
+            docs = await state.pool.run(texts, ids)
         except Busy as e:
             return _error(503, "E409", Errors.E409.format(
                 pending=e.args[0], capacity=state.pool.capacity, retry=settings.retry_after),

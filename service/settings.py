@@ -35,6 +35,9 @@ class Settings(BaseSettings):
         1, ge=1, description="Torch threads per worker process. One is fastest for the short "
         "inputs of a service and when workers or other jobs share the cores (measured: "
         "docs/service.md).")
+    batch_size: int = Field(
+        16, ge=1, description="Most texts one thread annotates together: waiting requests are "
+        "batched (a larger request runs alone).")
     queue: int = Field(16, ge=0, description="Requests that may wait for a thread before 503.")
     timeout: float = Field(30.0, gt=0, description="Seconds a request may take before 504.")
     max_connections: int = Field(

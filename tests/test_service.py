@@ -227,34 +227,87 @@ def test_busy_is_503_with_retry_after_and_slow_is_504(lexicon_annotator):
         assert r.status_code == 200 and r.json()["relations"]
 
 
+class GatedWork:
+    """A work function that records its calls and waits at a gate before answering."""
+
+    def __init__(self):
+        self.gate = threading.Event()
+        self.calls: list[list[str]] = []
+
+    def __call__(self, texts, ids):
+        self.calls.append(list(texts))
+        assert self.gate.wait(30)
+        return [f"{i}:{t}" for t, i in zip(texts, ids)]
+
+
 def test_pool_bounds_waiting_work_and_cancels_what_timed_out_in_the_queue():
-    gate = threading.Event()
+    work = GatedWork()
 
     async def scenario():
-        pool = WorkPool(threads=1, queue=1, timeout=0.2)
-        running = asyncio.ensure_future(pool.run(gate.wait, 30))
+        pool = WorkPool(work, threads=1, queue=1, timeout=0.2)
+        running = asyncio.ensure_future(pool.run(["a"], ["0"]))
         await asyncio.sleep(0.05)
-        queued = asyncio.ensure_future(pool.run(lambda: "ran"))
+        queued = asyncio.ensure_future(pool.run(["b"], ["1"]))
         await asyncio.sleep(0.05)
         assert pool.pending == 2
         with pytest.raises(Busy):
-            await pool.run(lambda: "never")
+            await pool.run(["c"], ["2"])
         for f in (running, queued):
             with pytest.raises(TimedOut):
                 await f
-        # The queued call never started and was cancelled; the running one keeps its slot.
+        # The waiting request was dropped at once; the running one keeps its slot until done.
         assert pool.pending == 1
-        gate.set()
-        for _ in range(100):
+        work.gate.set()
+        for _ in range(200):
             if pool.pending == 0:
                 break
             await asyncio.sleep(0.02)
         assert pool.pending == 0
+        assert work.calls == [["a"]]  # "b" never ran
         pool.timeout = 5
-        assert await pool.run(lambda: "ok") == "ok"
+        assert await pool.run(["d"], ["x"]) == ["x:d"]
         pool.shutdown()
 
     asyncio.run(scenario())
+
+
+def test_pool_batches_waiting_requests_and_answers_each_its_own():
+    work = GatedWork()
+
+    async def scenario():
+        pool = WorkPool(work, threads=1, queue=8, timeout=30, batch_size=4)
+        first = asyncio.ensure_future(pool.run(["a"], ["0"]))
+        await asyncio.sleep(0.05)  # the thread is now held at the gate with ["a"]
+        waiting = [asyncio.ensure_future(pool.run(texts, [f"{t}-id" for t in texts]))
+                   for texts in (["b", "c"], ["d"], ["e", "f"])]
+        await asyncio.sleep(0.05)
+        work.gate.set()
+        results = await asyncio.gather(first, *waiting)
+        pool.shutdown()
+        return results
+
+    results = asyncio.run(scenario())
+    assert results == [["0:a"], ["b-id:b", "c-id:c"], ["d-id:d"], ["e-id:e", "f-id:f"]]
+    # Waiting requests were joined up to batch_size texts, in arrival order, never split.
+    assert work.calls == [["a"], ["b", "c", "d"], ["e", "f"]]
+
+
+def test_concurrent_requests_each_get_their_own_document(lexicon_annotator):
+    texts = [EXAMPLE, TWO_SENTENCES, "", "Nothing happened until noon, so we left.",
+             "He stayed while she worked.", "It was cheap, but nobody bought it."]
+    app = create_app(Settings(senses=None, batch_size=4), annotator=lexicon_annotator)
+
+    async def scenario():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            return await asyncio.gather(*(
+                c.post("/v1/annotate", json={"text": t, "id": f"d{i}"}) for i, t in enumerate(texts)))
+
+    answers = asyncio.run(scenario())
+    app.state.pool.shutdown()
+    for i, (text, r) in enumerate(zip(texts, answers)):
+        assert r.status_code == 200
+        assert r.json() == arrow_row(lexicon_annotator.annotate(text, id=f"d{i}"))
 
 
 # --- the other endpoints ---------------------------------------------------------------------

@@ -30,6 +30,8 @@ def serve(
     threads: Optional[int] = typer.Option(None, envvar="LOGICPARSE_THREADS", help=_help("threads")),
     torch_threads: Optional[int] = typer.Option(None, envvar="LOGICPARSE_TORCH_THREADS",
                                                 help=_help("torch_threads")),
+    batch_size: Optional[int] = typer.Option(None, envvar="LOGICPARSE_BATCH_SIZE",
+                                             help=_help("batch_size")),
     queue: Optional[int] = typer.Option(None, envvar="LOGICPARSE_QUEUE", help=_help("queue")),
     timeout: Optional[float] = typer.Option(None, envvar="LOGICPARSE_TIMEOUT", help=_help("timeout")),
     max_connections: Optional[int] = typer.Option(None, envvar="LOGICPARSE_MAX_CONNECTIONS",
