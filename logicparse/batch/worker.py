@@ -8,6 +8,7 @@ import os
 import resource
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -56,6 +57,9 @@ def limit_threads(threads: int) -> None:
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(threads)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    # Library notices repeated by every worker would bury the progress lines.
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    warnings.filterwarnings("ignore", message=".*does not define `arg_constraints`")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     if "torch" in sys.modules:
