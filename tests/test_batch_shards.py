@@ -174,3 +174,15 @@ def test_show_renders_discontinuous_spans():
     buf = io.StringIO()
     render_document(d, Console(file=buf, width=100), labels=True)
     assert "negation:key" in buf.getvalue()
+
+
+def test_overwrite_removes_only_shards_manifest_and_temporary_files(tmp_path):
+    from logicparse.batch.run import _prepare_dir
+
+    write_dir(tmp_path)
+    (tmp_path / ".tmp-shard-00002.arrow.123").write_bytes(b"half a shard")
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(DataFormatError, match="different run"):
+        _prepare_dir(tmp_path, "another-fingerprint", overwrite=False)
+    assert _prepare_dir(tmp_path, "another-fingerprint", overwrite=True) is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
