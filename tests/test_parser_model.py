@@ -160,3 +160,58 @@ def test_eval_command_json_last_line(trained_tiny):
     score = json.loads(res.stdout.strip().splitlines()[-1])
     assert {"f1", "precision", "recall", "sentences"} <= set(score)
     assert score["sentences"] == 6 and 0.0 <= score["f1"] <= 1.0
+
+
+def test_cached_bottom_layers_match_benepar_forward():
+    """Training from cached bottom-layer outputs scores spans as benepar's own forward does."""
+    import torch
+
+    from logicparse.parser.training import BottomLayerCache, build_parser, load_config
+    from logicparse.parser.treebank import load_examples
+
+    cfg = load_config(FIX / "tiny.toml")
+    cfg["model"]["pretrained_model"] = str(FIX / "tiny_bert")
+    examples = load_examples(FIX / "tiny_train.mrg")
+    torch.manual_seed(0)
+    parser = build_parser(cfg["model"], [ex.tree for ex in examples], pretrained=False)
+    parser.eval()
+    cache = BottomLayerCache(parser, examples, k=1)
+    ids = list(range(len(examples)))
+    batch, hidden = cache.batch(parser, ids)
+    with torch.no_grad():
+        reference, _ = parser.forward(batch)
+        bert = parser.pretrained_model
+
+        def resumed(input_ids, attention_mask=None, **_):
+            ext = bert.get_extended_attention_mask(attention_mask, attention_mask.shape)
+            h = hidden
+            for layer in bert.encoder.layer[1:]:
+                h = layer(h, attention_mask=ext)[0]
+            return type("Out", (), {"last_hidden_state": h})()
+
+        bert.forward = resumed
+        try:
+            cached, _ = parser.forward(batch)
+        finally:
+            del bert.forward
+    valid = batch["span_labels"] != -100
+    assert torch.allclose(reference[valid], cached[valid], atol=1e-2)
+    # and the loss through the cache back-propagates into the top layer and the head
+    parser.train()
+    cache.loss(parser, ids, "span_ce").backward()
+    assert bert.encoder.layer[1].attention.self.query.weight.grad is not None
+    assert parser.f_label[0].weight.grad is not None
+
+
+def test_fast_inference_gives_benepar_trees(trained_tiny):
+    """The factored span scorer and numpy CKY return the trees benepar's own code returns."""
+    import benepar
+
+    sents = [["She", "said", "that", "he", "left", "."], ["The", "cat", "sat", "on", "the", "mat"],
+             ["I", "like", "tea", "."], ["a"]]
+    plain = benepar.Parser(str(trained_tiny))
+    expected = [str(plain.parse(s)) for s in sents]
+    ours = load_parser(str(trained_tiny)).parse(sents)
+    # benepar labels unknown tags the same way; compare the bracketings and labels
+    assert [" ".join(str(nltk.Tree.fromstring(t)).split()) for t in ours] == \
+        [" ".join(e.split()) for e in expected]

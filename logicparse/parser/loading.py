@@ -64,6 +64,10 @@ class ChartParserModel:
         self.metrics = meta.get("metrics", {})
         self.device = torch.device(device)
         self._parser.to(self.device).eval()
+        # Same weights and trees as benepar, without its autograd CKY (see fast_span).
+        from .fast_span import install
+
+        install(self._parser)
         tok = self._parser.retokenizer.tokenizer
         self._tokenizer = tok
         self._cache: dict[str, tuple[str, int]] = {}

@@ -258,6 +258,9 @@ def span_loss(parser, batch: dict, kind: str) -> torch.Tensor:
 
 
 def dev_f1(parser, examples: list[TreebankExample], subbatch_max_tokens: int) -> dict:
+    from .fast_span import install
+
+    install(parser)  # benepar's trees, decoded without autograd (see fast_span)
     predicted = parser.parse(examples, subbatch_max_tokens=subbatch_max_tokens)
     return evalb([ex.tree for ex in examples], predicted).to_dict()
 
