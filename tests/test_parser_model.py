@@ -215,3 +215,18 @@ def test_fast_inference_gives_benepar_trees(trained_tiny):
     # benepar labels unknown tags the same way; compare the bracketings and labels
     assert [" ".join(str(nltk.Tree.fromstring(t)).split()) for t in ours] == \
         [" ".join(e.split()) for e in expected]
+
+
+def test_training_warm_start_from_exported_model(trained_tiny, tmp_path):
+    from logicparse.cli import _register, app
+
+    _register()
+    res = CliRunner().invoke(app, [
+        "parser", "train", "--config", str(FIX / "tiny.toml"), "--out", str(tmp_path / "warm"),
+        "--random-init", "--set", f"init_from={trained_tiny}",
+        "--set", f"pretrained_model={FIX / 'tiny_bert'}",
+        "--set", f'train={json.dumps([str(FIX / "tiny_train.mrg")])}',
+        "--set", f"dev={FIX / 'tiny_train.mrg'}",
+    ])
+    assert res.exit_code == 0, res.output
+    assert "initialised from" in res.output

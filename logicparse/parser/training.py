@@ -94,6 +94,7 @@ TRAIN_DEFAULTS: dict[str, Any] = dict(
     max_epochs=30,
     max_minutes=0,  # 0 = no time limit; else stop (and export) after this long
     threads=2,
+    init_from="",  # a model directory (e.g. the bundled model) to start from instead of MiniLM
     log_every=20,  # steps between progress lines
     export_dtype="float16",
     name="logicparse-minilm",
@@ -304,6 +305,17 @@ def train(config_path: str, out_dir: str, resume: bool = False, overrides: Optio
     log(f"dev {tcfg['dev']}: {len(dev_ex)} trees")
 
     parser = build_parser(mcfg, [ex.tree for ex in train_ex], pretrained=pretrained)
+    if tcfg["init_from"] and not resume:
+        # Warm start from an exported model (weights only: a fresh optimizer and schedule).
+        from .loading import _load_chart_parser
+
+        start, meta = _load_chart_parser(Path(tcfg["init_from"]), "")
+        if start.label_vocab != parser.label_vocab or start.tag_vocab != parser.tag_vocab:
+            raise ModelLoadError(Errors.E121.format(
+                path=tcfg["init_from"], reason="its label or tag vocabulary differs from this "
+                "config's training data"))
+        parser.load_state_dict(start.state_dict())
+        log(f"initialised from {tcfg['init_from']} ({meta.get('metrics', {})})")
     if tcfg["freeze_encoder"]:
         parser.pretrained_model.requires_grad_(False)
     else:
