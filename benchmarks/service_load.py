@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -126,24 +127,16 @@ def single_latency(url: str, n: int) -> dict:
             "relations": [r["keyword"] for r in doc["relations"]]}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--clients", type=int, default=8)
-    ap.add_argument("--duration", type=float, default=60.0, help="seconds of load")
-    ap.add_argument("--max-requests", type=int, default=100_000, help="upper bound on requests")
-    ap.add_argument("--latency-requests", type=int, default=100)
-    ap.add_argument("--parser", default="default")
-    ap.add_argument("--senses", default="default", help="'default' (the service default) or 'none'")
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--queue", type=int, default=16)
-    args = ap.parse_args()
-
+@contextlib.contextmanager
+def serve(parser: str = "default", senses: str = "default", workers: int = 1, queue: int = 16,
+          batch_size: int = 16):
+    """`logicparse serve` on a free port of 127.0.0.1; yields (url, pid, startup seconds, readyz)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     cmd = [sys.executable, "-c", "from logicparse.cli import main; main()", "serve",
-           "--host", "127.0.0.1", "--port", str(port), "--parser", args.parser,
-           "--senses", args.senses, "--workers", str(args.workers), "--queue", str(args.queue),
+           "--host", "127.0.0.1", "--port", str(port), "--parser", parser, "--senses", senses,
+           "--workers", str(workers), "--queue", str(queue), "--batch-size", str(batch_size),
            "--log-level", "warning"]
     server = subprocess.Popen(cmd, env=env)
     try:
@@ -159,16 +152,38 @@ def main() -> None:
             if time.perf_counter() - t0 > 600:
                 sys.exit("logicparse serve did not become ready in 600 s")
             time.sleep(0.5)
-        startup = time.perf_counter() - t0
-        ready = httpx.get(url + "/readyz").json()
+        yield url, server.pid, time.perf_counter() - t0, httpx.get(url + "/readyz").json()
+    finally:
+        server.terminate()
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--duration", type=float, default=60.0, help="seconds of load")
+    ap.add_argument("--max-requests", type=int, default=100_000, help="upper bound on requests")
+    ap.add_argument("--latency-requests", type=int, default=100)
+    ap.add_argument("--parser", default="default")
+    ap.add_argument("--senses", default="default", help="'default' (the service default) or 'none'")
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--queue", type=int, default=16)
+    ap.add_argument("--batch-size", type=int, default=16)
+    args = ap.parse_args()
+
+    with serve(args.parser, args.senses, args.workers, args.queue, args.batch_size) as (
+            url, pid, startup, ready):
         print(f"server ready in {startup:.1f} s: parser={ready['parser']} senses={ready['senses']}"
-              f" workers={args.workers} cpus={os.cpu_count()}")
+              f" workers={args.workers} batch_size={args.batch_size} cpus={os.cpu_count()}")
         # Warm-up, so that "before" is the steady state and not the first-call allocations.
         asyncio.run(load(url, args.clients, 3.0, 200))
-        rss_before = rss_mb(server.pid)
+        rss_before = rss_mb(pid)
         print(f"load: {args.clients} clients, {args.duration:.0f} s, one-sentence requests ...")
         result = asyncio.run(load(url, args.clients, args.duration, args.max_requests))
-        rss_after = rss_mb(server.pid)
+        rss_after = rss_mb(pid)
         growth = 100 * (rss_after - rss_before) / rss_before
         print(f"  {result['requests']} requests, {result['rps']} req/s, statuses {result['statuses']}")
         print(f"  latency p50 {result['p50_ms']} ms, p90 {result['p90_ms']} ms, "
@@ -177,16 +192,10 @@ def main() -> None:
         single = single_latency(url, args.latency_requests)
         print(f"one {single['tokens']}-token sentence, one client: p50 {single['p50_ms']} ms "
               f"(p90 {single['p90_ms']} ms, n={single['n']})")
-    finally:
-        server.terminate()
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
 
     print(json.dumps({
         "benchmark": "service_load", "parser": ready["parser"], "senses": ready["senses"],
-        "workers": args.workers, "clients": args.clients, "duration_s": args.duration,
+        "workers": args.workers, "batch_size": args.batch_size, "clients": args.clients, "duration_s": args.duration,
         "cpus": os.cpu_count(), "startup_s": round(startup, 1), **{
             k: result[k] for k in ("requests", "rps", "statuses", "5xx", "client_errors",
                                    "p50_ms", "p90_ms", "p99_ms")},
