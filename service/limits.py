@@ -62,7 +62,7 @@ class BodyGuard:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.limit:
-                return await self._too_large(send, f"more than {size}")
+                return await self._too_large(send, f"at least {size}")
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
