@@ -22,7 +22,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 RUN apt-get update \
     && apt-get install -y --no-install-recommends make \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --create-home --uid 10001 --shell /usr/sbin/nologin logicparse
+    && useradd --create-home --uid 10001 --shell /usr/sbin/nologin logicparse \
+    && install -d -o logicparse -g logicparse /app
 
 WORKDIR /app
 COPY --chown=logicparse:logicparse . /app
