@@ -148,6 +148,7 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.annotator = annotator
+
     def work(texts: list[str], ids: list[str]) -> list[Document]:
         return _annotate(app.state.annotator, texts, ids)
 
@@ -178,7 +179,9 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
     errors_doc = {
         400: {"model": ErrorBody, "description": "Body not UTF-8, or text not valid Unicode."},
         413: {"model": ErrorBody, "description": "Too much text (bytes, characters or texts)."},
-        503: {"model": ErrorBody, "description": "At capacity or still loading; see Retry-After."},
+        503: {"model": ErrorBody, "description": "At capacity or still loading.",
+              "headers": {"Retry-After": {"description": "Seconds to wait before retrying.",
+                                          "schema": {"type": "integer"}}}},
         504: {"model": ErrorBody, "description": "Past the per-request time limit."},
     }
 
@@ -239,7 +242,7 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         """The process is alive."""
         return {"status": "ok"}
 
-    @app.get("/readyz", response_model=Ready, responses={503: {"model": ErrorBody}},
+    @app.get("/readyz", response_model=Ready, responses={503: errors_doc[503]},
              tags=["health"])
     async def readyz():
         """The models are loaded and requests are served."""
