@@ -161,6 +161,11 @@ async def _drive(devtools: str, url: str, shot: Path, hover_rel: int) -> dict:
         await page.hover("#doc .tok[data-i='12']")
         out["layers_12"] = await page.js(
             "[...document.querySelectorAll('#layers li')].map(e => e.dataset.label)")
+        # A refused request is reported on the page, with the service's message.
+        await page.js("document.querySelector('#text').value = 'x'.repeat(100001); "
+                      "document.querySelector('#annotate').click(); true")
+        await page.wait_for("document.querySelector('#status').classList.contains('error')")
+        out["error_status"] = await page.js("document.querySelector('#status').textContent")
         out["exceptions"] = page.exceptions
         return out
 
@@ -199,3 +204,4 @@ def test_page_annotates_the_paper_example(live_url, browser, lexicon_annotator):
     assert f"{rel.relation}:key" in seen["layers_key"]
     assert seen["layers_12"] == [labels[i] for i in doc.logic[12]]
     assert shot.stat().st_size > 10_000
+    assert seen["error_status"].startswith("413: ") and "100000" in seen["error_status"]
