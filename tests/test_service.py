@@ -58,6 +58,25 @@ def test_annotate_equals_the_arrow_row(client, lexicon_annotator, text):
     assert set(body) == set(ARROW_SCHEMA.names)
 
 
+@pytest.mark.slow
+def test_service_answers_what_the_batch_run_writes(client, tmp_path):
+    """The shards of `logicparse annotate` (batch/run.py, its worker processes, Arrow files on
+    disk) hold, row for row, what the service answers."""
+    from logicparse.batch.run import RunConfig, annotate_corpus
+    from logicparse.batch.shards import read_shards
+    from logicparse.batch.worker import WorkerSpec
+
+    texts = {"a": EXAMPLE, "b": TWO_SENTENCES, "c": "", "d": "Nothing happened until noon."}
+    src = tmp_path / "docs.jsonl"
+    src.write_text("".join(json.dumps({"id": k, "text": v}) + "\n" for k, v in texts.items()))
+    annotate_corpus([str(src)], tmp_path / "shards", RunConfig(worker=WorkerSpec(senses=None)))
+    rows = {row["id"]: row for row in read_shards(tmp_path / "shards").to_pylist()}
+    assert set(rows) == set(texts)
+    for doc_id, text in texts.items():
+        r = client.post("/v1/annotate", json={"text": text, "id": doc_id})
+        assert r.json() == rows[doc_id]
+
+
 def test_example_keywords(client):
     body = client.post("/v1/annotate", json={"text": EXAMPLE}).json()
     assert [(r["keyword"], r["relation"]) for r in body["relations"]] == [
