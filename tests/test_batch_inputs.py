@@ -8,7 +8,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from logicparse.batch.inputs import ReadOptions, count_documents, decode, read_documents, resolve_inputs
+from logicparse.batch.inputs import (ReadOptions, count_documents, decode, read_documents,
+                                     resolve_inputs)
 from logicparse.errors import DataFormatError
 
 FIX = Path(__file__).parent / "fixtures" / "batch"
@@ -89,7 +90,8 @@ def test_parquet_and_arrow_inputs(tmp_path):
         docs, n = read([tmp_path / name])
         stem = name.split(".")[0]
         assert [d.id for d in docs] == ["p1", f"{stem}:2", "p3"] and n == 3
-        assert docs[0].text == "First one." and docs[2].text is None  # null text: a failed row later
+        assert docs[0].text == "First one."
+        assert docs[2].text is None  # a null text: it becomes a failed row
 
 
 def test_table_without_the_text_column(tmp_path):

@@ -4,7 +4,6 @@ one row per document, failures recorded, crashes survived, resume, interruption,
 Faults are injected by marker words through ``tests/fixtures/batch/fake_pipeline.py``, which
 wraps the real bundled parser (the rest of the pipeline is the real one)."""
 
-import json
 import os
 import shutil
 import signal
@@ -126,8 +125,9 @@ def test_pyarrow_and_datasets_read_the_shards(run, tmp_path):
     out = run[0]
     with pa.memory_map(str(out / "shard-00000.arrow")) as f:
         assert pa.ipc.open_file(f).read_all().column("id").to_pylist() == ["alpha", "beta"]
-    ds = datasets.load_dataset("arrow", data_files=sorted(str(p) for p in out.glob("shard-*.arrow")),
-                               split="train", cache_dir=str(tmp_path / "hf"))
+    files = sorted(str(p) for p in out.glob("shard-*.arrow"))
+    ds = datasets.load_dataset("arrow", data_files=files, split="train",
+                               cache_dir=str(tmp_path / "hf"))
     assert ds["id"] == EXPECTED_IDS
     assert ds[0]["logic"] == read_shards(out).column("logic")[0].as_py()
 
@@ -168,7 +168,8 @@ def test_sigterm_leaves_whole_shards_and_resume_matches_an_uninterrupted_run(run
     args = annotate_args(inputs, out, "--workers", 1, "--quiet")
     args[args.index("fake_pipeline:bundled")] = "fake_pipeline:slow_bundled"
     cmd = [sys.executable, "-c", "from logicparse.cli import main; main()", *map(str, args)]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(FIX), os.environ.get("PYTHONPATH", "")])}
+    path = os.pathsep.join([str(FIX), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "PYTHONPATH": path}
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     proc.stdin.write(STDIN)
     proc.stdin.close()
@@ -191,4 +192,5 @@ def test_sigterm_leaves_whole_shards_and_resume_matches_an_uninterrupted_run(run
     assert r.exit_code == 0, r.output
     m = read_manifest(out)
     assert m["complete"] and m["run"]["resumed_shards"] == len(written)
-    assert [s["sha256"] for s in m["shards"]] == [s["sha256"] for s in read_manifest(run[0])["shards"]]
+    uninterrupted = read_manifest(run[0])["shards"]
+    assert [s["sha256"] for s in m["shards"]] == [s["sha256"] for s in uninterrupted]

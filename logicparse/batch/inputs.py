@@ -1,4 +1,4 @@
-"""Readers for the inputs of ``logicparse annotate``: every document comes out as an :class:`InputDoc`.
+"""Readers for the inputs of ``logicparse annotate``: each document comes out as an InputDoc.
 
 Accepted inputs (one argument each; mix them freely):
 
@@ -27,7 +27,6 @@ directory by sorted path, so the same command gives the same shards.
 from __future__ import annotations
 
 import codecs
-import io
 import json
 import sys
 from dataclasses import dataclass, field
@@ -76,7 +75,8 @@ class ReadOptions:
 
     def __post_init__(self):
         if self.fallback not in FALLBACKS:
-            raise DataFormatError(Errors.E305.format(value=self.fallback, opts=", ".join(FALLBACKS)))
+            raise DataFormatError(Errors.E305.format(value=self.fallback,
+                                                     opts=", ".join(FALLBACKS)))
         if self.stdin_format not in STDIN_FORMATS:
             raise DataFormatError(Errors.E306.format(value=self.stdin_format,
                                                      opts=", ".join(STDIN_FORMATS)))
@@ -212,7 +212,8 @@ def _jsonl_docs(stream: BinaryIO, stem: str, where: str, opts: ReadOptions) -> I
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
-            raise DataFormatError(Errors.E303.format(path=where, line=lineno, reason=e.msg)) from None
+            raise DataFormatError(Errors.E303.format(path=where, line=lineno,
+                                                     reason=e.msg)) from None
         if not isinstance(obj, dict) or not isinstance(obj.get(opts.text_field), str):
             keys = ", ".join(sorted(obj)) if isinstance(obj, dict) else type(obj).__name__
             raise DataFormatError(Errors.E304.format(path=where, line=lineno,
@@ -270,8 +271,3 @@ def _table_docs(path: str, batches, opts: ReadOptions) -> Iterator[InputDoc]:
             # A null text is still a document: it becomes a row with `error` filled.
             yield InputDoc(f"{stem}:{row}" if doc_id is None else str(doc_id),
                            text if text is not None else None, fell_back)
-
-
-def open_stdin_copy() -> io.BytesIO:
-    """Standard input read whole (used when a run must read it twice)."""
-    return io.BytesIO(sys.stdin.buffer.read())

@@ -70,7 +70,8 @@ class LocalEngine:
         self._pool: Optional[ProcessPoolExecutor] = None
 
     def _new_pool(self, workers: int) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+        return ProcessPoolExecutor(max_workers=workers,
+                                   mp_context=multiprocessing.get_context("spawn"),
                                    initializer=_init_worker, initargs=(self.spec,))
 
     def run(self, chunks: Iterable[Chunk]) -> Iterator[ChunkResult]:

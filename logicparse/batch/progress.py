@@ -87,7 +87,8 @@ class RichProgress(Progress):
         from rich.progress import Progress as _Bar
 
         self._bar = _Bar(TextColumn("annotate"), BarColumn(), MofNCompleteColumn(),
-                         TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
+                         TextColumn("{task.fields[rate]}"), TextColumn("ETA"),
+                         TimeRemainingColumn(),
                          TextColumn("elapsed"), TimeElapsedColumn(),
                          console=console or Console(stderr=True), transient=False)
         self._task = None

@@ -114,7 +114,8 @@ def _split(batch: pa.Table) -> Iterator[ChunkResult]:
         while b < len(shards) and shards[b] == shards[a] and starts[b] == starts[b - 1] + 1:
             b += 1
         part = batch.slice(a, b - a)
-        stats = {"pid": part.column("__pid")[0].as_py(), "rss_mb": part.column("__rss_mb")[0].as_py(),
+        stats = {"pid": part.column("__pid")[0].as_py(),
+                 "rss_mb": part.column("__rss_mb")[0].as_py(),
                  "peak_rss_mb": part.column("__peak_rss_mb")[0].as_py(),
                  "parser": part.column("__parser")[0].as_py(),
                  "senses": part.column("__senses")[0].as_py(),

@@ -12,7 +12,6 @@ import hashlib
 import json
 import logging
 import math
-import os
 import platform
 import signal
 import sys
@@ -210,12 +209,14 @@ class _Run:
         if "parse_s" in stats:  # cumulative per worker
             self.parse_s[stats["pid"]] = stats["parse_s"]
         sentences = pc.sum(pc.list_value_length(table.column("sentence_starts"))).as_py() or 0
-        self.progress.advance(table.num_rows, sentences, table.num_rows - table.column("error").null_count)
+        failed = table.num_rows - table.column("error").null_count
+        self.progress.advance(table.num_rows, sentences, failed)
         shard = result.chunk.shard
         self.parts.setdefault(shard, []).append((result.chunk.start, table))
         if sum(t.num_rows for _, t in self.parts[shard]) == self.expected.get(shard, -1):
             parts = sorted(self.parts.pop(shard), key=lambda p: p[0])
-            self.entries[shard] = sh.write_shard(self.out, shard, pa.concat_tables([t for _, t in parts]))
+            table = pa.concat_tables([t for _, t in parts])
+            self.entries[shard] = sh.write_shard(self.out, shard, table)
             self.memory_at_shards.append({"shard": shard, "workers_rss_mb": dict(self.worker_rss),
                                           "main_rss_mb": _own_rss_mb()})
             if time.monotonic() - self._last_manifest > 30:
@@ -251,9 +252,11 @@ class _Run:
                 "parse_seconds": round(sum(self.parse_s.values()), 3),  # over all workers
                 "resumed_shards": self.resumed,
                 "written_shards": len(self.memory_at_shards),
-                "documents_annotated": self.progress.docs, "sentences_annotated": self.progress.sentences,
+                "documents_annotated": self.progress.docs,
+                "sentences_annotated": self.progress.sentences,
                 "memory": {
-                    "peak_rss_mb_per_worker": {str(k): v for k, v in sorted(self.worker_peak.items())},
+                    "peak_rss_mb_per_worker": {str(k): v for k, v in
+                                               sorted(self.worker_peak.items())},
                     "first_shard": firsts[0] if firsts else None,
                     "last_shard": lasts[0] if lasts else None,
                     "main_peak_rss_mb": _own_peak_mb()},
@@ -272,7 +275,8 @@ def cut_chunks(texts: list, chunk_chars: int, chunk_docs: int) -> list[tuple[int
     out, start = [], 0
     while start < len(texts):
         end, chars = start, 0
-        while end < len(texts) and (end == start or (chars < chunk_chars and end - start < chunk_docs)):
+        while end < len(texts) and (end == start or (chars < chunk_chars
+                                                     and end - start < chunk_docs)):
             chars += len(texts[end] or "")
             end += 1
         out.append((start, end))

@@ -68,7 +68,7 @@ def write_shard(out_dir: Path, index: int, table: pa.Table) -> dict:
     try:
         with pa.OSFile(str(tmp), "wb") as sink:
             with pa.ipc.new_file(sink, ARROW_SCHEMA, options=options) as writer:
-                # One record batch per shard, whatever the table's chunking was: deterministic bytes.
+                # One record batch per shard, whatever the table's chunking: deterministic bytes.
                 writer.write_table(table, max_chunksize=max(1, table.num_rows))
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
@@ -163,7 +163,8 @@ def read_shards(out_dir, columns: Optional[list[str]] = None, allow_incomplete: 
     paths = _check_dir(Path(out_dir), allow_incomplete, verify)
     tables = [read_shard(p, columns) for p in paths]
     if not tables:
-        schema = ARROW_SCHEMA if not columns else pa.schema([ARROW_SCHEMA.field(c) for c in columns])
+        schema = (pa.schema([ARROW_SCHEMA.field(c) for c in columns]) if columns
+                  else ARROW_SCHEMA)
         return schema.empty_table()
     return pa.concat_tables(tables)
 

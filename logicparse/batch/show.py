@@ -64,4 +64,5 @@ def render_document(doc: Document, console, labels: bool = False) -> None:
         console.print()
         for t, ids in enumerate(doc.logic):
             if ids:
-                console.print(Text(f"{t:>6} {doc.tokens[t]:<16} " + " > ".join(LABELS[i] for i in ids)))
+                layers = " > ".join(LABELS[i] for i in ids)
+                console.print(Text(f"{t:>6} {doc.tokens[t]:<16} {layers}"))

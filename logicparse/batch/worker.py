@@ -149,4 +149,5 @@ def memory_stats() -> dict:
     # ru_maxrss is in KiB on Linux, bytes on macOS.
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     peak = peak if sys.platform == "darwin" else peak * 1024
-    return {"pid": os.getpid(), "rss_mb": round(rss / 2**20, 1), "peak_rss_mb": round(peak / 2**20, 1)}
+    return {"pid": os.getpid(), "rss_mb": round(rss / 2**20, 1),
+            "peak_rss_mb": round(peak / 2**20, 1)}

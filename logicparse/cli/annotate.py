@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import List, Optional
 
@@ -81,8 +80,9 @@ def annotate(
     run = manifest["run"]
     rate = run["documents_annotated"] / run["seconds"] if run["seconds"] else 0.0
     resumed = f", {run['resumed_shards']} resumed" if run["resumed_shards"] else ""
+    dec = manifest["decoding"]
     typer.echo(f"{manifest['documents']} documents ({manifest['failed']} failed, "
-               f"{manifest['decoding']['documents']} decoded with {manifest['decoding']['fallback']}) "
+               f"{dec['documents']} decoded with {dec['fallback']}) "
                f"in {len(manifest['shards'])} shards{resumed} -> {out} "
                f"[{run['seconds']:.1f}s, {rate:.2f} docs/s]")
     if manifest["failed"] and not quiet:
