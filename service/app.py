@@ -19,6 +19,7 @@ from typing import Optional, Union
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -101,6 +102,14 @@ def _static(name: str) -> bytes:
     return (STATIC / name).read_bytes()
 
 
+def _swagger_files() -> dict[str, bytes]:
+    import swagger_ui
+
+    static = Path(swagger_ui.__file__).resolve().parent / "static"
+    return {name: (static / name).read_bytes()
+            for name in ("swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png")}
+
+
 def _load_annotator(settings: Settings):
     import torch
 
@@ -146,6 +155,8 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         "layered logic labels. `POST /v1/annotate` returns the Document record of the batch "
         "shards (DESIGN.md). A page to try it is at `/`.",
         lifespan=lifespan,
+        docs_url=None,  # served below from local files: FastAPI's default loads them from a CDN
+        redoc_url=None,
     )
     app.state.annotator = annotator
 
@@ -162,6 +173,7 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
     app.add_middleware(BodyGuard, limit=settings.body_limit, max_chars=settings.max_chars)
 
     page = {name: _static(name) for name in ("index.html", "app.js", "style.css")}
+    swagger = _swagger_files()
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
@@ -254,6 +266,25 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
                 "senses": _senses_name(state.annotator), "threads": state.pool.threads,
                 "capacity": state.pool.capacity, "pending": state.pool.pending,
                 "version": logicparse.__version__}
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs():
+        return get_swagger_ui_html(openapi_url=app.openapi_url, title="logicparse API",
+                                   swagger_js_url="/docs/swagger-ui-bundle.js",
+                                   swagger_css_url="/docs/swagger-ui.css",
+                                   swagger_favicon_url="/docs/favicon.png")
+
+    @app.get("/docs/swagger-ui-bundle.js", include_in_schema=False)
+    async def docs_js():
+        return Response(swagger["swagger-ui-bundle.js"], media_type="text/javascript")
+
+    @app.get("/docs/swagger-ui.css", include_in_schema=False)
+    async def docs_css():
+        return Response(swagger["swagger-ui.css"], media_type="text/css")
+
+    @app.get("/docs/favicon.png", include_in_schema=False)
+    async def docs_icon():
+        return Response(swagger["favicon-32x32.png"], media_type="image/png")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def index():

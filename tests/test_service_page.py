@@ -170,6 +170,35 @@ async def _drive(devtools: str, url: str, shot: Path, hover_rel: int) -> dict:
         return out
 
 
+async def _drive_docs(devtools: str, url: str) -> dict:
+    import websockets
+
+    async with httpx.AsyncClient() as client:
+        targets = (await client.get(f"{devtools}/json/list")).json()
+    target = next(t for t in targets if t["type"] == "page")
+    async with websockets.connect(target["webSocketDebuggerUrl"], max_size=2**26) as ws:
+        page = Page(ws)
+        await page.call("Runtime.enable")
+        await page.call("Page.enable")
+        await page.call("Page.navigate", url=url)
+        await page.wait_for("document.querySelectorAll('.swagger-ui .opblock').length >= 5")
+        return {
+            "operations": await page.js("[...document.querySelectorAll('.opblock-summary-path')]"
+                                        ".map(e => e.textContent.replace(/\u200b/g, ''))"),
+            "scripts": await page.js("[...document.scripts].map(s => s.src).filter(Boolean)"),
+            "exceptions": page.exceptions,
+        }
+
+
+def test_openapi_docs_render_offline(live_url, browser):
+    """/docs is Swagger UI from local files (no CDN): it renders with no network."""
+    seen = asyncio.run(_drive_docs(browser, live_url + "/docs"))
+    assert set(seen["operations"]) == {"/v1/annotate", "/v1/labels", "/v1/taxonomy", "/healthz",
+                                       "/readyz"}
+    assert all(src.startswith(live_url) for src in seen["scripts"]), seen["scripts"]
+    assert seen["exceptions"] == []
+
+
 def test_page_annotates_the_paper_example(live_url, browser, lexicon_annotator):
     shot = ARTIFACTS / "page.png"
     doc = lexicon_annotator.annotate(EXAMPLE)
