@@ -124,6 +124,12 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     shutil.rmtree(args.out, ignore_errors=True)
     args.out.mkdir(parents=True)
+    if args.parser == "default":
+        # Pin a copy: the bundled model may be replaced (training goes on) while this runs, and
+        # the runs compared here must use the same weights.
+        from logicparse.parser.loading import BUNDLED_DIR
+
+        args.parser = str(shutil.copytree(BUNDLED_DIR, args.out / "parser"))
     load_before = os.getloadavg()
 
     m1, w1 = annotate(args.corpus, args.out / "w1", 1, args)
