@@ -230,3 +230,19 @@ def test_training_warm_start_from_exported_model(trained_tiny, tmp_path):
     ])
     assert res.exit_code == 0, res.output
     assert "initialised from" in res.output
+
+
+def test_calibrate_writes_span_bias(trained_tiny, tmp_path):
+    from logicparse.cli import _register, app
+
+    model = tmp_path / "model"
+    shutil.copytree(trained_tiny, model)
+    _register()
+    res = CliRunner().invoke(app, ["parser", "calibrate", "--treebank",
+                                   str(FIX / "tiny_train.mrg"), "--parser", str(model)])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["f1"] >= out["f1_at_zero"]
+    cfg = json.loads((model / "config.json").read_text())
+    assert cfg["logicparse"]["span_bias"] == out["span_bias"]
+    assert load_parser(str(model))._parser.decoder.span_bias == out["span_bias"]

@@ -139,5 +139,34 @@ def export_cmd(
     print(json.dumps({"model": str(out), "full": full, "dtype": dtype}))
 
 
+@parser_app.command("calibrate")
+def calibrate_cmd(
+    treebank: Path = typer.Option(..., "--treebank", "-t",
+                                  help="Development trees (e.g. ptb_wsj22.mrg; never the test set)."),
+    parser: str = typer.Option("default", "--parser", "-p", help="Model directory or 'default'."),
+    limit: int = typer.Option(0, "--limit", help="Use only the first N trees (0 = all)."),
+    write: bool = typer.Option(True, "--write/--dry-run",
+                               help="Store the best bias in the model's config.json."),
+) -> None:
+    """Choose the decoder's span bias (precision/recall balance) on development trees. Last stdout
+    line: {"span_bias", "f1", "f1_at_zero", "f1_by_bias"}."""
+    from ..parser.calibration import calibrate_span_bias, write_span_bias
+    from ..parser.loading import load_parser
+    from ..parser.treebank import load_examples
+
+    examples = load_examples(treebank)
+    if limit:
+        examples = examples[:limit]
+    model = load_parser(parser)
+    results = calibrate_span_bias(model, examples)
+    best = max(results, key=lambda b: results[b]["f1"])
+    if write:
+        write_span_bias(model.path, best, results, str(treebank))
+    print(json.dumps({"span_bias": best, "f1": results[best]["f1"],
+                      "f1_at_zero": results.get(0.0, {}).get("f1"),
+                      "f1_by_bias": {str(k): v["f1"] for k, v in results.items()},
+                      "model": str(model.path), "written": write}))
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(parser_app, name="parser")

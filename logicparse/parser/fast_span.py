@@ -106,29 +106,33 @@ def _cky(best: np.ndarray, n: int) -> list[tuple[int, int]]:
     return spans
 
 
+def decode_chart(scores: np.ndarray, force_root: bool = True, span_bias: float = 0.0) -> np.ndarray:
+    """Chart of label ids (0 = no constituent) for one sentence's ``(n, n, labels)`` scores.
+
+    ``span_bias`` is added to every real label's score: 0 reproduces benepar; a positive value
+    trades precision for recall (chosen on development data, see ``logicparse parser calibrate``).
+    """
+    n = scores.shape[0]
+    scores = scores - scores[..., :1]
+    real = scores[..., 1:].max(-1) + span_bias
+    labels = scores[..., 1:].argmax(-1) + 1
+    # A tie with "no constituent" keeps the span empty, as benepar does.
+    best = np.maximum(real, 0.0)
+    if force_root:
+        best[0, n - 1] = real[0, n - 1]
+    chart = np.zeros((n, n), dtype=np.int64)
+    for i, j in _cky(best, n):
+        if real[i, j] > 0 or (force_root and (i, j) == (0, n - 1)):
+            chart[i, j] = labels[i, j]
+    return chart
+
+
 def charts_from_scores(decoder, scores: torch.Tensor, lengths: torch.Tensor) -> list:
     """``ChartDecoder.charts_from_pytorch_scores_batched`` by numpy CKY (see module docstring)."""
-    scores = scores.detach()
-    scores = scores - scores[..., :1]
-    lengths = lengths.tolist()
-    # Best label per span: a tie with "no constituent" keeps the span empty, as benepar does.
-    best_real, best_label = scores[..., 1:].max(-1)
-    best_label = best_label + 1
-    best_real = best_real.float().cpu().numpy()
-    best_label = best_label.cpu().numpy()
-    charts = []
-    for b, n in enumerate(lengths):
-        real = best_real[b, :n, :n]
-        best = np.maximum(real, 0.0)
-        if decoder.force_root_constituent:
-            best = best.copy()
-            best[0, n - 1] = real[0, n - 1]
-        chart = np.zeros((n, n), dtype=np.int64)
-        for i, j in _cky(best, n):
-            if real[i, j] > 0 or (decoder.force_root_constituent and (i, j) == (0, n - 1)):
-                chart[i, j] = best_label[b, i, j]
-        charts.append(chart)
-    return charts
+    scores = scores.detach().float().cpu().numpy()
+    bias = float(getattr(decoder, "span_bias", 0.0))
+    return [decode_chart(scores[b, :n, :n], decoder.force_root_constituent, bias)
+            for b, n in enumerate(lengths.tolist())]
 
 
 def install(parser) -> None:

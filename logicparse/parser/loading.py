@@ -68,6 +68,7 @@ class ChartParserModel:
         from .fast_span import install
 
         install(self._parser)
+        self._parser.decoder.span_bias = float(meta.get("span_bias", 0.0))
         tok = self._parser.retokenizer.tokenizer
         self._tokenizer = tok
         self._cache: dict[str, tuple[str, int]] = {}
