@@ -98,7 +98,7 @@ sentences = sum(len(d.sentence_starts) for d in docs_off)
 tokens = sum(len(d.tokens) for d in docs_off)
 result = {
     "mode": "trees" if args.trees else "text", "input": args.treebank or args.corpus,
-    "files": len(files), "sentences": sentences,
+    "files": len(docs_off), "sentences": sentences,
     "tokens": tokens, "ambiguous_occurrences": ambiguous, "kept_by_classifier": classified,
     "seconds_senses_none": round(t_off, 2), "seconds_senses_default": round(t_on, 2),
     "ratio": round(t_on / t_off, 3),
@@ -107,7 +107,7 @@ result = {
     "load_seconds": {"parser": round(t_parser, 2), "senses": round(t_senses_load, 2)},
     "cpu_threads": __import__("torch").get_num_threads(),
 }
-print(f"corpus          {args.corpus} ({len(files)} files, {sentences} sentences, {tokens} tokens)")
+print(f"input           {args.treebank or args.corpus} ({len(docs_off)} documents, {sentences} sentences, {tokens} tokens)")
 print(f"ambiguous       {ambiguous} occurrences; {classified} kept as relations by the classifier")
 print(f"senses=None     {t_off:.1f} s")
 print(f"senses=default  {t_on:.1f} s")

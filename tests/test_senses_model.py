@@ -57,6 +57,8 @@ def test_bundled_models_meta(senses):
     for kw, e in meta["keywords"].items():
         assert e["labels"] and e["data_hash"] and 0 < e["cv_accuracy"] <= 1
         assert (bundled_models_dir() / e["file"]).is_file()
+        assert 0 <= e["layer"] < senses.encoder.n_layers
+        assert e["window"] is None or 8 <= e["window"] <= senses.encoder.max_length
 
 
 @pytest.mark.parametrize("marked,relation", [
@@ -175,7 +177,7 @@ def test_train_cli_round_trip_and_encoder_mismatch(tmp_path, tiny_encoder_dir):
     out = tmp_path / "svm"
     res = CliRunner().invoke(app, ["senses", "train", "--annotations", str(train), "--keywords",
                                    "since,while", "--encoder", str(tiny_encoder_dir), "--out",
-                                   str(out), "--folds", "3"])
+                                   str(out), "--folds", "3", "--repeats", "1"])
     assert res.exit_code == 0, res.output
     assert set(json.loads(res.stdout.strip().splitlines()[-1])["cv_accuracy"]) == {"since", "while"}
     meta = json.loads((out / "meta.json").read_text())

@@ -76,6 +76,9 @@ def train(
     out: Path = typer.Option(ROOT / "svm_models", help="Model directory to write."),
     device: str = typer.Option("cpu"),
     folds: int = typer.Option(5, help="Cross-validation folds for layer/pooling/SVM selection."),
+    repeats: int = typer.Option(3, help="Cross-validation repeats (differently shuffled folds)."),
+    window: int = typer.Option(64, help="Subwords around the keyword that are encoded (0: the "
+                               "encoder's limit); recorded with the models and used at annotation."),
 ) -> None:
     """Train one SVM per keyword; layer, pooling, kernel and C by cross-validation."""
     from ..senses.classifier import get_encoder
@@ -84,7 +87,7 @@ def train(
 
     anns = read_annotations([p for p in annotations])
     meta = train_models(anns, get_encoder(encoder, device), _keywords(keywords), out, folds=folds,
-                        progress=sys.stderr.isatty(), say=_say)
+                        repeats=repeats, window=window or None, progress=sys.stderr.isatty(), say=_say)
     typer.echo(json.dumps({"out": str(out), "cv_accuracy": {k: v["cv_accuracy"] for k, v in
                                                              meta["keywords"].items()}}))
 

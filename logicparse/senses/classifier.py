@@ -130,18 +130,22 @@ class SVMSenseModel:
                 by_kw.setdefault(kw, []).append(i)
             else:
                 out[i] = self._lexicon(q)
-        if by_kw:
-            todo = [i for idx in by_kw.values() for i in idx]
-            need = {(self.entries[kw]["layer"], self.entries[kw]["pooling"]) for kw in by_kw}
-            # One encoder pass over all queries, whatever their keyword.
+        # Keywords whose models read the same layer through the same window share encoder
+        # passes; each pass runs only the blocks up to that layer.
+        groups: dict[tuple, list[str]] = {}
+        for kw in by_kw:
+            e = self.entries[kw]
+            groups.setdefault((e["layer"], e.get("window")), []).append(kw)
+        for (layer, window), kws in groups.items():
+            todo = [i for kw in kws for i in by_kw[kw]]
+            parts = sorted({x for kw in kws for x in pooling_parts(self.entries[kw]["pooling"])})
             feats = self.encoder.encode([Occurrence(queries[i].text, queries[i].char_start,
                                                     queries[i].char_end) for i in todo],
-                                        layers=sorted({l for l, _ in need}),
-                                        parts=sorted({x for _, p in need for x in pooling_parts(p)}))
+                                        layers=[layer], parts=parts, max_length=window)
             row = {i: r for r, i in enumerate(todo)}
-            for kw, idx in by_kw.items():
-                e = self.entries[kw]
-                X = assemble(feats, e["layer"], e["pooling"])[[row[i] for i in idx]]
+            for kw in kws:
+                idx = by_kw[kw]
+                X = assemble(feats, layer, self.entries[kw]["pooling"])[[row[i] for i in idx]]
                 for i, d in zip(idx, self._predict(kw, X)):
                     out[i] = d
         return out  # type: ignore[return-value]

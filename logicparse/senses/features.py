@@ -136,13 +136,15 @@ class Encoder:
 
     # -- windowing -------------------------------------------------------------------------
 
-    def window(self, occ: Occurrence) -> Occurrence:
-        """The occurrence itself if it fits ``max_length`` subwords, else the largest window of
-        whole subwords centred on the keyword that does."""
+    def window(self, occ: Occurrence, max_length: int | None = None) -> Occurrence:
+        """The occurrence itself if it fits ``max_length`` subwords (default and upper bound: the
+        encoder's limit), else the largest window of whole words centred on the keyword that
+        does."""
+        max_length = min(max_length or self.max_length, self.max_length)
         enc = self.tokenizer(occ.text, add_special_tokens=False, return_offsets_mapping=True,
                              verbose=False)
         offsets = enc["offset_mapping"]
-        budget = self.max_length - self.tokenizer.num_special_tokens_to_add()
+        budget = max_length - self.tokenizer.num_special_tokens_to_add()
         if len(offsets) <= budget:
             return occ
         hits = _overlapping(offsets, occ.char_start, occ.char_end)
@@ -162,9 +164,12 @@ class Encoder:
     # -- encoding --------------------------------------------------------------------------
 
     def encode(self, occurrences: Sequence[Occurrence], layers: Sequence[int] | None = None,
-               parts: Sequence[str] = PARTS, progress: bool = False) -> dict:
+               parts: Sequence[str] = PARTS, progress: bool = False,
+               max_length: int | None = None) -> dict:
         """``{(layer, part): array [n, hidden]}`` for the requested layers (default: all) and
-        parts (see :data:`PARTS`; combine them with :func:`assemble`)."""
+        parts (see :data:`PARTS`; combine them with :func:`assemble`). ``max_length`` (subwords,
+        specials included) cuts each text to a window around its keyword: the sense models use
+        a short one, because far context costs time and tells little about the keyword."""
         import torch
 
         layers = list(range(self.n_layers)) if layers is None else list(layers)
@@ -173,7 +178,7 @@ class Encoder:
                for l in layers for p in parts}
         if not occurrences:
             return out
-        windows = [self.window(o) for o in occurrences]
+        windows = [self.window(o, max_length) for o in occurrences]
         # Similar lengths batched together: less padding, less compute.
         order = sorted(range(len(windows)), key=lambda i: len(windows[i].text))
         batches = [order[i:i + self.batch_size] for i in range(0, len(order), self.batch_size)]
