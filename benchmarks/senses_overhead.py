@@ -28,7 +28,14 @@ ap.add_argument("--batch-size", type=int, default=8)
 ap.add_argument("--trees", action="store_true", help="time annotate_trees over parsed trees")
 ap.add_argument("--treebank", default="", help="with --trees: take the trees from this bracketed "
                 "file (e.g. a GDTB const/*.mrg or PTB .mrg) instead of parsing the corpus")
+ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default). "
+                "On a machine shared by other jobs, 1 is much faster for small batches: OpenMP "
+                "threads wait on busy cores")
 args = ap.parse_args()
+if args.threads:
+    import torch
+
+    torch.set_num_threads(args.threads)
 
 import logicparse  # noqa: E402
 from logicparse.senses import load_senses  # noqa: E402

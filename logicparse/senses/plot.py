@@ -20,7 +20,7 @@ def pca_figure(model, annotations: Sequence[Annotation], keyword: str, out: Path
 
     entry = model.entries.get(keyword, {"layer": model.encoder.n_layers - 1, "pooling": "mean"})
     feats = model.encoder.encode([Occurrence(a.text, a.char_start, a.char_end) for a in annotations],
-                                 layers=[entry["layer"]])
+                                 layers=[entry["layer"]], max_length=entry.get("window"))
     X = assemble(feats, entry["layer"], entry["pooling"])
     xy = PCA(n_components=2).fit_transform(X)
     fig, ax = plt.subplots(figsize=(6, 5), dpi=120)
