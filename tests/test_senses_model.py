@@ -236,4 +236,5 @@ def test_partial_forward_gives_the_same_vectors(senses):
     full, part = enc.encode(occ), enc.encode(occ, layers=[2, 4])
     for key in part:
         np.testing.assert_allclose(full[key], part[key], atol=1e-5)
-    assert len(enc.model.encoder.layer) == enc.n_layers - 1  # restored after the forward
+    assert len(enc.model.encoder.layer) == enc.n_layers - 1  # the shared model is untouched
+    assert len(enc._upto(2).encoder.layer) == 2

@@ -24,7 +24,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..errors import Errors, ModelLoadError
+from ..errors import Errors, InputTextError, ModelLoadError
 from ..taxonomy import keywords as taxonomy_keywords
 from . import SenseDecision, SenseQuery
 from .data import NONE
@@ -123,7 +123,7 @@ class SVMSenseModel:
         by_kw: dict[str, list[int]] = {}
         for i, q in enumerate(queries):
             if not 0 <= q.char_start < q.char_end <= len(q.text):
-                raise ValueError(Errors.E210.format(start=q.char_start, end=q.char_end,
+                raise InputTextError(Errors.E210.format(start=q.char_start, end=q.char_end,
                                                     length=len(q.text)))
             kw = q.keyword.lower()
             if kw in self.estimators:

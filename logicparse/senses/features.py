@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -103,6 +102,7 @@ class Encoder:
         self.max_length = min(max_length or limit, limit)
         self.n_layers = self.model.config.num_hidden_layers + 1  # embeddings + each block
         self.fingerprint = self._fingerprint()
+        self._truncated: dict = {}
 
     def _fingerprint(self) -> str:
         """A hash of the weights: identifies the encoder whatever name or path it was loaded by."""
@@ -117,22 +117,25 @@ class Encoder:
         return {"name": self.name, "spec": self.spec, "fingerprint": self.fingerprint,
                 "n_layers": self.n_layers, "hidden_size": self.model.config.hidden_size}
 
-    @contextmanager
-    def _only_layers(self, top: int):
-        """Run only the blocks up to hidden state ``top``: the SVMs read no higher layer, and
-        the layers above cost time for nothing. Models whose blocks are not an
-        ``encoder.layer`` list (ALBERT shares one block) run whole."""
+    def _upto(self, top: int):
+        """The model running only the blocks up to hidden state ``top``: the SVMs read no higher
+        layer, and the layers above cost time for nothing. A shallow copy sharing the weights
+        (never a change to the model itself: annotating threads share one encoder). Models
+        whose blocks are not an ``encoder.layer`` list (ALBERT shares one block) run whole."""
+        import copy
+
         import torch
 
         blocks = getattr(getattr(self.model, "encoder", None), "layer", None)
         if not isinstance(blocks, torch.nn.ModuleList) or top >= len(blocks):
-            yield
-            return
-        self.model.encoder.layer = blocks[:top]
-        try:
-            yield
-        finally:
-            self.model.encoder.layer = blocks
+            return self.model
+        if top not in self._truncated:
+            encoder = copy.copy(self.model.encoder)
+            encoder._modules = dict(encoder._modules, layer=torch.nn.ModuleList(blocks[:top]))
+            model = copy.copy(self.model)
+            model._modules = dict(model._modules, encoder=encoder)
+            self._truncated[top] = model
+        return self._truncated[top]
 
     # -- windowing -------------------------------------------------------------------------
 
@@ -194,8 +197,8 @@ class Encoder:
                                      return_special_tokens_mask=True, return_tensors="pt")
                 offsets = enc.pop("offset_mapping").tolist()
                 special = enc.pop("special_tokens_mask").tolist()
-                with self._only_layers(max(layers)):
-                    states = self.model(**enc.to(self.device), output_hidden_states=True).hidden_states
+                states = self._upto(max(layers))(**enc.to(self.device),
+                                                 output_hidden_states=True).hidden_states
                 for row, i in enumerate(batch):
                     w = windows[i]
                     real = [o if not s else (0, 0) for o, s in zip(offsets[row], special[row])]
