@@ -33,7 +33,25 @@ def _say(msg: str) -> None:
     typer.echo(msg, err=True)
 
 
+def _friendly(fn):
+    """A logicparse error (bad data, damaged model) ends the command with its message, exit 2."""
+    import functools
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        from ..errors import LogicparseError
+
+        try:
+            return fn(*args, **kwargs)
+        except LogicparseError as e:
+            typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(2) from None
+
+    return run
+
+
 @senses_app.command("build-annotations")
+@_friendly
 def build_annotations(
     gdtb: Path = typer.Option(..., help="GDTB directory (raw/, gold/, const/, SPLITS.json)."),
     out: Path = typer.Option(ROOT / "annotations", help="Where to write gdtb_<split>.jsonl."),
@@ -66,6 +84,7 @@ def build_annotations(
 
 
 @senses_app.command("train")
+@_friendly
 def train(
     annotations: List[Path] = typer.Option(
         [ROOT / "annotations" / "gdtb_train.jsonl", ROOT / "annotations" / "hand.jsonl"],
@@ -93,6 +112,7 @@ def train(
 
 
 @senses_app.command("eval")
+@_friendly
 def evaluate(
     gdtb: Path = typer.Option(..., help="GDTB directory (raw/, gold/, const/, SPLITS.json)."),
     split: str = typer.Option("dev", help="Split to evaluate on."),
@@ -124,6 +144,7 @@ def evaluate(
 
 
 @senses_app.command("plot")
+@_friendly
 def plot(
     out: Path = typer.Option(Path("since_pca.png"), help="PNG file to write."),
     keyword: str = typer.Option("since", help="Keyword whose vectors are plotted."),
