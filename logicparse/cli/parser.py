@@ -92,6 +92,9 @@ def eval_cmd(
     if hasattr(model, "batch_size"):
         model.batch_size = batch_size
     sentences = [raw_tokens(t.leaves()) for t in gold]
+    # Raw '(' leaves are ambiguous in bracketed text: have them written PTB-style for scoring.
+    kwargs = {"escape_leaves": True} if hasattr(model, "_escape_leaves") or hasattr(
+        model, "_parser") else {}
     predicted, failed = [], 0
     t0 = time.time()
     chunk = max(batch_size * 4, 1)
@@ -99,11 +102,11 @@ def eval_cmd(
     for a in range(0, len(sentences), chunk):
         part = sentences[a : a + chunk]
         try:
-            predicted += model.parse(part)
+            predicted += model.parse(part, **kwargs)
         except ParseError:
             for s in part:
                 try:
-                    predicted += model.parse([s])
+                    predicted += model.parse([s], **kwargs)
                 except ParseError as e:
                     print(f"sentence failed: {e}", file=sys.stderr)
                     failed += 1

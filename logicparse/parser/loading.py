@@ -52,7 +52,7 @@ class ChartParserModel:
     """A benepar ChartParser behind logicparse's ``Parser`` interface."""
 
     def __init__(self, path: Path, name_hint: str = "", device: str = "cpu",
-                 batch_size: int = 64, subbatch_max_tokens: int = 4000,
+                 batch_size: int = 64, subbatch_max_tokens: int = 2000,
                  benepar_name: bool = False):
         import torch
 
@@ -85,7 +85,10 @@ class ChartParserModel:
         self._label_from_index = self._parser.decoder.label_from_index
 
     # ------------------------------------------------------------------------------------------
-    def parse(self, sentences: Sequence[Sequence[str]]) -> list[str]:
+    def parse(self, sentences: Sequence[Sequence[str]], escape_leaves: bool = False) -> list[str]:
+        """One bracketed tree per sentence. Leaves are the given tokens; ``escape_leaves`` writes
+        brackets PTB-style (``-LRB-``) so that plain bracket readers (nltk, EVALB) can read them."""
+        self._escape_leaves = escape_leaves
         checked = [self._check(i, s) for i, s in enumerate(sentences)]
         out: list[Optional[str]] = [None] * len(checked)
         # Length-sorted batches pad little; results go back in input order.
@@ -154,6 +157,9 @@ class ChartParserModel:
         # No inference_mode: benepar's CKY (torch-struct) takes its argmax through autograd.
         outputs = self._parser.parse(inputs, return_compressed=True,
                                      subbatch_max_tokens=self.subbatch_max_tokens)
+        if getattr(self, "_escape_leaves", False):
+            return [self._to_string(o, [_ESCAPE.get(t, t) for t in toks])
+                    for o, toks in zip(outputs, batch)]
         return [self._to_string(o, toks) for o, toks in zip(outputs, batch)]
 
     def _parse_one(self, index: int, toks: list[str]) -> str:
@@ -240,10 +246,17 @@ def _load_chart_parser(path: Path, name_hint: str, benepar_name: bool = False):
 
         hparams = dict(bconf["hparams"])
         hparams.setdefault("force_root_constituent", True)
-        parser = parse_chart.ChartParser(
-            tag_vocab=bconf["tag_vocab"], label_vocab=bconf["label_vocab"],
-            char_vocab=bconf.get("char_vocab"), hparams=nkutil.HParams(**hparams),
-            pretrained_model_path=str(path))
+        try:  # every weight is loaded below: skip the encoder's random initialisation
+            from transformers.modeling_utils import no_init_weights
+        except ImportError:  # pragma: no cover - older transformers
+            import contextlib
+
+            no_init_weights = contextlib.nullcontext
+        with no_init_weights():
+            parser = parse_chart.ChartParser(
+                tag_vocab=bconf["tag_vocab"], label_vocab=bconf["label_vocab"],
+                char_vocab=bconf.get("char_vocab"), hparams=nkutil.HParams(**hparams),
+                pretrained_model_path=str(path))
         state = torch.load(weights, map_location="cpu", weights_only=True)
         omitted = meta.get("omitted", [])
         if omitted:
