@@ -61,6 +61,7 @@ def rates(m: dict, wall: float) -> dict:
         "peak_rss_mb_per_worker": run["memory"]["peak_rss_mb_per_worker"],
         "rss_mb_first_shard": run["memory"]["first_shard"]["workers_rss_mb"],
         "rss_mb_last_shard": run["memory"]["last_shard"]["workers_rss_mb"],
+        "max_worker_rss_mb_by_shard": run["memory"]["workers_max_rss_mb_by_shard"],
         "main_peak_rss_mb": run["memory"]["main_peak_rss_mb"],
     }
 

@@ -259,6 +259,9 @@ class _Run:
                                                sorted(self.worker_peak.items())},
                     "first_shard": firsts[0] if firsts else None,
                     "last_shard": lasts[0] if lasts else None,
+                    # the largest worker RSS when each shard was written, in writing order
+                    "workers_max_rss_mb_by_shard": [max(x["workers_rss_mb"].values(), default=0)
+                                                    for x in self.memory_at_shards],
                     "main_peak_rss_mb": _own_peak_mb()},
             }
         sh.write_manifest(self.out, m)
