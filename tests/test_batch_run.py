@@ -110,7 +110,10 @@ def test_manifest_records_models_versions_inputs_and_decoding(run):
     latin = next(d for d in read_shards(run[0]).to_pylist() if d["id"] == "letters/latin1")
     assert "café" in latin["text"] and "café" in latin["tokens"]
     mem = m["run"]["memory"]
-    assert len(mem["peak_rss_mb_per_worker"]) >= 2
+    # Which of the 2 workers (or the replacement of the one the test kills) gets to report
+    # depends on scheduling: a worker still loading its models may get no chunk at all.
+    peaks = mem["peak_rss_mb_per_worker"]
+    assert 1 <= len(peaks) <= 3 and all(v > 0 for v in peaks.values())
     assert mem["first_shard"]["workers_rss_mb"] and mem["last_shard"]["workers_rss_mb"]
 
 
