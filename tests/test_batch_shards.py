@@ -4,6 +4,7 @@ manifest checks, stats and the terminal view. Documents come from ``annotate_tre
 import io
 import json
 import os
+import sys
 
 import pyarrow as pa
 import pytest
@@ -186,3 +187,23 @@ def test_overwrite_removes_only_shards_manifest_and_temporary_files(tmp_path):
         _prepare_dir(tmp_path, "another-fingerprint", overwrite=False)
     assert _prepare_dir(tmp_path, "another-fingerprint", overwrite=True) is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
+def test_worker_hands_freed_heap_back_to_the_os():
+    # A worker's RSS crept up chunk after chunk because glibc kept the pages of freed parse
+    # charts; workers now trim after every chunk. Fragment the heap the same way: free most of
+    # many small blocks while every 50th stays alive, so no free space sits at the heap's top.
+    import psutil
+
+    from logicparse.batch.worker import release_free_memory
+
+    proc = psutil.Process()
+    blocks = [bytearray(1000) for _ in range(300_000)]
+    survivors = blocks[::50]
+    del blocks
+    before = proc.memory_info().rss
+    release_free_memory()
+    after = proc.memory_info().rss
+    assert before - after > 100 * 2**20, (before, after)
+    assert len(survivors) == 6000
