@@ -103,7 +103,8 @@ def test_hand_tsv(tmp_path):
 
 
 def test_committed_annotations_are_valid():
-    """The JSONL files users and tests get instead of ../shared: present, valid, as documented."""
+    """The committed annotations/*.jsonl (what users and tests train and check on, built once from
+    GDTB): present, valid, as documented."""
     anns = read_annotations(sorted((ROOT / "annotations").glob("*.jsonl")))
     kws = {a.keyword for a in anns}
     assert {"since", "as", "while"} <= kws
