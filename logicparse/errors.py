@@ -90,7 +90,7 @@ class Errors:
     E204 = ("Sense model directory {path} has no meta.json. Train one with "
             "'logicparse senses train --out DIR', or pass senses='default'.")
     E205 = ("Sense model file {path} is missing. Re-train with 'logicparse senses train' or "
-            "reinstall logicparse to restore the bundled svm_models/.")
+            "reinstall logicparse to restore the bundled logicparse/models/senses/.")
     E206 = ("Sense model file {path} cannot be read ({reason}): it is truncated or not a skops "
             "file. Re-train with 'logicparse senses train' or reinstall logicparse.")
     E207 = ("Sense model file {path} does not match the sha256 recorded in meta.json: it was "

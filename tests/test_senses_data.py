@@ -7,6 +7,7 @@ import pytest
 
 from logicparse.errors import DataFormatError
 from logicparse.gdtb import read_gdtb
+from logicparse.resources import ANNOTATIONS_DIR
 from logicparse.senses.data import (LABELS, Annotation, data_hash, gdtb_annotations, gold_relation,
                                     read_annotations, read_hand, write_annotations)
 
@@ -103,13 +104,13 @@ def test_hand_tsv(tmp_path):
 
 
 def test_committed_annotations_are_valid():
-    """The committed annotations/*.jsonl (what users and tests train and check on, built once from
+    """The committed logicparse/annotations/*.jsonl (what users and tests train and check on, built once from
     GDTB): present, valid, as documented."""
-    anns = read_annotations(sorted((ROOT / "annotations").glob("*.jsonl")))
+    anns = read_annotations(sorted((ANNOTATIONS_DIR).glob("*.jsonl")))
     kws = {a.keyword for a in anns}
     assert {"since", "as", "while"} <= kws
     assert {a.label for a in anns} <= set(LABELS)
     assert {a.source for a in anns} >= {"gdtb:train", "gdtb:dev", "hand"}
     # hand.jsonl is built from hand.tsv: the two agree.
-    assert read_annotations([ROOT / "annotations" / "hand.jsonl"]) == read_hand(
-        ROOT / "annotations" / "hand.tsv")
+    assert read_annotations([ANNOTATIONS_DIR / "hand.jsonl"]) == read_hand(
+        ANNOTATIONS_DIR / "hand.tsv")

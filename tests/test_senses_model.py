@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from logicparse.errors import ModelLoadError
+from logicparse.resources import ANNOTATIONS_DIR
 from logicparse.senses import SenseQuery, load_senses
 from logicparse.senses.classifier import bundled_models_dir
 from logicparse.senses.features import Occurrence
@@ -222,7 +223,7 @@ def test_plot_cli_writes_png(tmp_path):
     _register()
     png = tmp_path / "since.png"
     res = CliRunner().invoke(app, ["senses", "plot", "--out", str(png), "--annotations",
-                                   str(Path(__file__).parents[1] / "annotations" / "hand.jsonl")])
+                                   str(ANNOTATIONS_DIR / "hand.jsonl")])
     assert res.exit_code == 0, res.output
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, given, settings
 
 import logicparse
 from logicparse.tokens.document import ARROW_SCHEMA, Document
-from service import Settings, create_app
-from service.limits import BodyGuard, Busy, TimedOut, WorkPool
+from logicparse.service import Settings, create_app
+from logicparse.service.limits import BodyGuard, Busy, TimedOut, WorkPool
 
 EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
 TWO_SENTENCES = "If it rains, we stay home. We did not go out because it was raining."

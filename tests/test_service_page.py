@@ -35,7 +35,7 @@ def live_url(lexicon_annotator):
     """The app under a real uvicorn server on 127.0.0.1, port chosen by the OS."""
     import uvicorn
 
-    from service import Settings, create_app
+    from logicparse.service import Settings, create_app
 
     app = create_app(Settings(senses=None), annotator=lexicon_annotator)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))

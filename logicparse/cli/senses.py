@@ -9,9 +9,10 @@ from typing import List, Optional
 
 import typer
 
-ROOT = Path(__file__).resolve().parents[2]
+from ..resources import ANNOTATIONS_DIR, sense_models_dir
+
 DEFAULT_KEYWORDS = "since,as,while"  # the paper's three: what `eval` scores by default
-BUNDLED_KEYWORDS = "since,as,while,then,yet"  # what svm_models/ holds (docs/senses.md)
+BUNDLED_KEYWORDS = "since,as,while,then,yet"  # what logicparse/models/senses/ holds (docs/senses.md)
 
 senses_app = typer.Typer(
     help="Sense disambiguation of ambiguous keywords (since, as, while, ...): build labelled "
@@ -55,7 +56,7 @@ def _friendly(fn):
 @_friendly
 def build_annotations(
     gdtb: Path = typer.Option(..., help="GDTB directory (raw/, gold/, const/, SPLITS.json)."),
-    out: Path = typer.Option(ROOT / "annotations", help="Where to write gdtb_<split>.jsonl."),
+    out: Path = typer.Option(ANNOTATIONS_DIR, help="Where to write gdtb_<split>.jsonl."),
     keywords: str = typer.Option("since,as,while,then,yet,like,in",
                                  help="Comma-separated keywords to collect."),
     splits: str = typer.Option("train,dev", help="Comma-separated splits of SPLITS.json."),
@@ -88,13 +89,13 @@ def build_annotations(
 @_friendly
 def train(
     annotations: List[Path] = typer.Option(
-        [ROOT / "annotations" / "gdtb_train.jsonl", ROOT / "annotations" / "hand.jsonl"],
+        [ANNOTATIONS_DIR / "gdtb_train.jsonl", ANNOTATIONS_DIR / "hand.jsonl"],
         help="Annotation JSONL files (repeat the option). Never the dev split."),
     keywords: str = typer.Option(BUNDLED_KEYWORDS, help="Comma-separated keywords to model "
                                  "(default: the bundled set)."),
     encoder: str = typer.Option("default", help="'default' (all-MiniLM-L6-v2, offline), a local "
                                 "Hugging Face name such as albert-base-v2, or a model directory."),
-    out: Path = typer.Option(ROOT / "svm_models", help="Model directory to write."),
+    out: Path = typer.Option(sense_models_dir(), help="Model directory to write."),
     device: str = typer.Option("cpu"),
     folds: int = typer.Option(5, help="Cross-validation folds for layer/pooling/SVM selection."),
     repeats: int = typer.Option(3, help="Cross-validation repeats (differently shuffled folds)."),
@@ -118,7 +119,7 @@ def train(
 def evaluate(
     gdtb: Path = typer.Option(..., help="GDTB directory (raw/, gold/, const/, SPLITS.json)."),
     split: str = typer.Option("dev", help="Split to evaluate on."),
-    models: str = typer.Option("default", help="'default' (bundled svm_models/) or a model directory."),
+    models: str = typer.Option("default", help="'default' (bundled logicparse/models/senses/) or a model directory."),
     keywords: str = typer.Option(DEFAULT_KEYWORDS, help="Comma-separated keywords to score."),
     device: str = typer.Option("cpu"),
     errors_out: Optional[Path] = typer.Option(None, "--errors", help="Write misclassified "
@@ -151,7 +152,7 @@ def plot(
     out: Path = typer.Option(Path("since_pca.png"), help="PNG file to write."),
     keyword: str = typer.Option("since", help="Keyword whose vectors are plotted."),
     annotations: List[Path] = typer.Option(
-        [ROOT / "annotations" / "gdtb_train.jsonl", ROOT / "annotations" / "hand.jsonl"],
+        [ANNOTATIONS_DIR / "gdtb_train.jsonl", ANNOTATIONS_DIR / "hand.jsonl"],
         help="Annotation JSONL files (repeat the option)."),
     models: str = typer.Option("default", help="Model directory whose layer/pooling/encoder to use."),
     device: str = typer.Option("cpu"),

@@ -1,4 +1,4 @@
-"""`logicparse serve`: the REST service (service/) under uvicorn."""
+"""`logicparse serve`: the REST service (logicparse/service/) under uvicorn."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import typer
 
 
 def _help(name: str) -> str:
-    from service.settings import Settings
+    from logicparse.service.settings import Settings
 
     field = Settings.model_fields[name]
     return f"{field.description} (default: {field.default})"
@@ -46,7 +46,7 @@ def serve(
     import uvicorn
     from pydantic import ValidationError
 
-    from service.settings import Settings
+    from logicparse.service.settings import Settings
 
     given = {k: v for k, v in locals().items()
              if k in Settings.model_fields and v is not None}
@@ -56,7 +56,7 @@ def serve(
         raise typer.BadParameter(str(e)) from None
     # Worker processes build their app from the environment: hand them the merged settings.
     os.environ.update(settings.to_env())
-    uvicorn.run("service.app:create_app", factory=True, host=settings.host, port=settings.port,
+    uvicorn.run("logicparse.service.app:create_app", factory=True, host=settings.host, port=settings.port,
                 workers=settings.workers, log_level=settings.log_level.lower(),
                 limit_concurrency=settings.max_connections,
                 timeout_graceful_shutdown=int(settings.timeout) + 1)

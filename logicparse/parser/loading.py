@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from ..errors import Errors, ModelLoadError, ParseError
+from ..resources import PARSER_DIR
 
-BUNDLED_DIR = Path(__file__).resolve().parent.parent / "models" / "parser"
+BUNDLED_DIR = PARSER_DIR
 WORD_EMBEDDINGS = "pretrained_model.embeddings.word_embeddings.weight"
 
 # What spaCy's benepar component does to raw text before the encoder sees it: typographic quotes

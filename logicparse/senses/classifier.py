@@ -1,6 +1,6 @@
 """SVM sense models: one scikit-learn classifier per keyword over encoder vectors (paper §3.1).
 
-A model directory (the bundled ``svm_models/``, or what ``logicparse senses train --out DIR``
+A model directory (the bundled ``logicparse/models/senses/``, or what ``logicparse senses train --out DIR``
 writes) holds ``meta.json`` and one ``<keyword>.skops`` per keyword. ``meta.json`` records the
 encoder (name, spec, weight fingerprint), and per keyword: file, sha256, layer, pooling, labels,
 hyperparameters, training-data hash and cross-validated accuracy.
@@ -25,6 +25,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..errors import Errors, InputTextError, ModelLoadError
+from ..resources import sense_models_dir
 from ..taxonomy import keywords as taxonomy_keywords
 from . import SenseDecision, SenseQuery
 from .data import NONE
@@ -47,11 +48,8 @@ TRUSTED_TYPES = frozenset({
 
 
 def bundled_models_dir() -> Path:
-    """The committed ``svm_models/`` (``LOGICPARSE_SVM_MODELS`` overrides it)."""
-    env = os.environ.get("LOGICPARSE_SVM_MODELS")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "svm_models"
+    """The bundled sense models (``LOGICPARSE_SVM_MODELS`` overrides them)."""
+    return sense_models_dir()
 
 
 @lru_cache(maxsize=4)
@@ -177,7 +175,7 @@ class SVMSenseModel:
 
 
 def load_senses(spec="default", device: str = "cpu", encoder=None) -> SVMSenseModel:
-    """``"default"``: the bundled ``svm_models/`` with their encoder (all-MiniLM-L6-v2, offline).
+    """``"default"``: the bundled ``logicparse/models/senses/`` with their encoder (all-MiniLM-L6-v2, offline).
     A directory with ``meta.json``: those models with their encoder. Anything else (a Hugging Face
     name such as ``albert-base-v2`` in the local cache, or an encoder directory): the bundled
     models with that encoder, refused unless they were trained for it. ``encoder`` (a spec or an

@@ -1,4 +1,4 @@
-"""Labelled keyword occurrences: built from GDTB, read from and written to ``annotations/*.jsonl``.
+"""Labelled keyword occurrences: built from GDTB, read from and written to ``logicparse/annotations/*.jsonl``.
 
 Gold labels from GDTB are fixed (issue #4) so that numbers compare across models: an occurrence of
 a target keyword gets the relation of the Explicit GDTB relation whose connective is exactly that
@@ -25,7 +25,7 @@ from ..taxonomy import RELATIONS
 
 NONE = "none"  # label of an occurrence that is not a logical connective
 LABELS = tuple(RELATIONS) + (NONE,)
-# The paper's three ambiguous keywords; the bundled models may cover more (see svm_models/).
+# The paper's three ambiguous keywords; the bundled models may cover more (see logicparse/models/senses/).
 PAPER_KEYWORDS = ("since", "as", "while")
 
 # PDTB sense prefix -> relation, checked in order (issue #4, fixed).

@@ -1,7 +1,7 @@
 """The logicparse REST service: FastAPI app factory.
 
-``create_app()`` reads :class:`~service.settings.Settings` from ``LOGICPARSE_*`` variables; uvicorn
-calls it in each worker (``uvicorn --factory service.app:create_app``, or ``logicparse serve``).
+``create_app()`` reads :class:`~logicparse.service.settings.Settings` from ``LOGICPARSE_*`` variables; uvicorn
+calls it in each worker (``uvicorn --factory logicparse.service.app:create_app``, or ``logicparse serve``).
 Models load once per process at startup; annotation runs on a bounded, batching thread pool
 (service/limits.py). Responses are ``Document.to_dict()`` records, validated against a model
 derived from the Document dataclass itself, so the REST body, the Arrow row and the Python object
