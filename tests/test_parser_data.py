@@ -117,9 +117,12 @@ def test_evalb_bracket_of_only_punctuation_is_not_scored():
     assert score_sentence(gold, test) == (2, 2, 2)
 
 
-def test_evalb_length_mismatch_is_an_error():
-    with pytest.raises(DataFormatError, match="sentence 0"):
-        evalb(["(TOP (S (NN a) (NN b)))"], ["(TOP (S (NN a)))"])
+def test_evalb_length_mismatch_is_an_error_sentence():
+    # As in EVALB: counted, not scored (more than MAX_ERROR of them stop the evaluation).
+    s = evalb(["(TOP (S (NN a) (NN b)))", GOLD], ["(TOP (S (NN a)))", GOLD])
+    assert (s.errors, s.sentences, s.f1) == (1, 1, 1.0)
+    with pytest.raises(DataFormatError, match="Length unmatch"):
+        score_sentence("(TOP (S (NN a) (NN b)))", "(TOP (S (NN a)))")
     with pytest.raises(DataFormatError):
         evalb([GOLD, GOLD], [GOLD])
 
