@@ -150,16 +150,35 @@ def test_training_resume(trained_tiny, tmp_path):
     assert summary["sentences_seen"] == 12 and summary["epochs"] == 2
 
 
-def test_eval_command_json_last_line(trained_tiny):
+def _cli(*args):
     from logicparse.cli import _register, app
 
     _register()
-    res = CliRunner().invoke(app, ["parser", "eval", "--treebank", str(FIX / "tiny_train.mrg"),
-                                   "--parser", str(trained_tiny)])
+    res = CliRunner().invoke(app, list(args))
     assert res.exit_code == 0, res.output
-    score = json.loads(res.stdout.strip().splitlines()[-1])
-    assert {"f1", "precision", "recall", "sentences"} <= set(score)
-    assert score["sentences"] == 6 and 0.0 <= score["f1"] <= 1.0
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_eval_command_scores_the_parsers_own_trees(bundled, tmp_path):
+    from logicparse.parser.evalb import evalb
+    from logicparse.parser.treebank import raw_tokens, read_trees
+
+    treebank, saved = FIX / "tiny_train.mrg", tmp_path / "pred.mrg"
+    score = _cli("parser", "eval", "--treebank", str(treebank), "--save-trees", str(saved))
+    gold = read_trees(treebank)
+    parsed = bundled.parse([raw_tokens(t.leaves()) for t in gold], escape_leaves=True)
+    assert saved.read_text().splitlines() == parsed
+    expected = evalb(gold, parsed).to_dict()
+    assert {k: score[k] for k in expected} == expected
+    assert score["sentences"] == 6 and score["failed"] == 0 and score["error_sentences"] == 0
+    # Six short, plain sentences: the bundled parser gets most of their brackets right.
+    assert score["f1"] >= 0.9
+    # The saved trees scored again, and the gold trees given as the prediction.
+    again = _cli("parser", "eval", "--treebank", str(treebank), "--predicted", str(saved))
+    assert again["f1"] == score["f1"] and again["exact_match"] == score["exact_match"]
+    perfect = _cli("parser", "eval", "--treebank", str(treebank), "--predicted", str(treebank))
+    assert (perfect["f1"], perfect["precision"], perfect["recall"], perfect["exact_match"]) == \
+        (1.0, 1.0, 1.0, 1.0)
 
 
 def test_cached_bottom_layers_match_benepar_forward():
@@ -242,7 +261,8 @@ def test_calibrate_writes_span_bias(trained_tiny, tmp_path):
                                    str(FIX / "tiny_train.mrg"), "--parser", str(model)])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout.strip().splitlines()[-1])
-    assert out["f1"] >= out["f1_at_zero"]
+    assert out["f1"] == max(out["f1_by_bias"].values()) == out["f1_by_bias"][str(out["span_bias"])]
+    assert out["f1_at_zero"] == out["f1_by_bias"]["0.0"]
     cfg = json.loads((model / "config.json").read_text())
     assert cfg["logicparse"]["span_bias"] == out["span_bias"]
     assert load_parser(str(model))._parser.decoder.span_bias == out["span_bias"]

@@ -75,9 +75,12 @@ def eval_cmd(
     device: str = typer.Option("cpu", "--device"),
     save_trees: Optional[Path] = typer.Option(None, "--save-trees",
                                               help="Write the predicted trees here."),
+    predicted: Optional[Path] = typer.Option(
+        None, "--predicted", help="Score these trees (bracketed, in the treebank's order, e.g. "
+        "another parser's output or a --save-trees file) instead of parsing."),
 ) -> None:
     """Labelled bracketing F1 (EVALB, COLLINS.prm) against a treebank. Last stdout line:
-    {"f1", "precision", "recall", "sentences", ...}."""
+    {"f1", "precision", "recall", "sentences", "exact_match", "error_sentences", ...}."""
     from ..errors import ParseError
     from ..parser import load_parser
     from ..parser.evalb import evalb
@@ -86,6 +89,12 @@ def eval_cmd(
     gold = read_trees(treebank)
     if limit:
         gold = gold[:limit]
+    if predicted is not None:
+        test = read_trees(predicted)
+        score = evalb(gold, test[:limit] if limit else test).to_dict()
+        score.update(predicted=str(predicted), treebank=str(treebank))
+        print(json.dumps(score))
+        return
     t0 = time.time()
     model = load_parser(parser, device=device)
     load_s = time.time() - t0
@@ -153,7 +162,7 @@ def calibrate_cmd(
 ) -> None:
     """Choose the decoder's span bias (precision/recall balance) on development trees. Last stdout
     line: {"span_bias", "f1", "f1_at_zero", "f1_by_bias"}."""
-    from ..parser.calibration import calibrate_span_bias, write_span_bias
+    from ..parser.calibration import best_bias, calibrate_span_bias, write_span_bias
     from ..parser.loading import load_parser
     from ..parser.treebank import load_examples
 
@@ -162,7 +171,7 @@ def calibrate_cmd(
         examples = examples[:limit]
     model = load_parser(parser)
     results = calibrate_span_bias(model, examples)
-    best = max(results, key=lambda b: results[b]["f1"])
+    best = best_bias(results)
     if write:
         write_span_bias(model.path, best, results, str(treebank))
     print(json.dumps({"span_bias": best, "f1": results[best]["f1"],

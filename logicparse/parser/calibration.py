@@ -20,26 +20,45 @@ from .fast_span import decode_chart
 from .treebank import TreebankExample
 
 
-def calibrate_span_bias(model, examples: Sequence[TreebankExample],
-                        candidates: Sequence[float] = (-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0,
-                                                       1.5, 2.0)) -> dict:
-    """F1 for each candidate bias on ``examples``; ``model`` is a loaded ChartParserModel."""
-    parser = model._parser
+CANDIDATES = (-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
+
+
+def span_scores(model, examples: Sequence[TreebankExample]) -> list[np.ndarray]:
+    """The parser's ``(n, n, labels)`` span scores per sentence; ``model``: a loaded
+    ChartParserModel."""
     scores = []
     for b in range(0, len(examples), 64):
-        scores += list(parser.parse(list(examples[b : b + 64]), return_scores=True,
-                                    subbatch_max_tokens=model.subbatch_max_tokens))
+        scores += list(model._parser.parse(list(examples[b : b + 64]), return_scores=True,
+                                           subbatch_max_tokens=model.subbatch_max_tokens))
+    return scores
+
+
+def f1_by_bias(decoder, examples: Sequence[TreebankExample], scores: Sequence[np.ndarray],
+               candidates: Sequence[float] = CANDIDATES) -> dict:
+    """EVALB figures of the trees ``decoder`` (benepar's ChartDecoder) builds from ``scores``
+    under each candidate bias."""
     gold = [ex.tree for ex in examples]
     results = {}
     for bias in candidates:
         predicted = []
         for ex, sc in zip(examples, scores):
-            chart = decode_chart(np.asarray(sc, dtype=np.float32), parser.decoder.force_root_constituent,
+            chart = decode_chart(np.asarray(sc, dtype=np.float32), decoder.force_root_constituent,
                                  bias)
-            out = parser.decoder.compressed_output_from_chart(chart)
-            predicted.append(out.to_tree(ex.pos(), parser.decoder.label_from_index))
+            out = decoder.compressed_output_from_chart(chart)
+            predicted.append(out.to_tree(ex.pos(), decoder.label_from_index))
         results[bias] = evalb(gold, predicted).to_dict()
     return results
+
+
+def calibrate_span_bias(model, examples: Sequence[TreebankExample],
+                        candidates: Sequence[float] = CANDIDATES) -> dict:
+    """F1 for each candidate bias on ``examples``: span scores are computed once."""
+    return f1_by_bias(model._parser.decoder, examples, span_scores(model, examples), candidates)
+
+
+def best_bias(results: dict) -> float:
+    """The bias with the highest F1; among equals, the first candidate (the most cautious)."""
+    return max(results, key=lambda b: results[b]["f1"])
 
 
 def write_span_bias(model_dir: str | Path, bias: float, results: dict, dev: str) -> None:

@@ -1,0 +1,41 @@
+"""`parser calibrate`'s choice of span bias, on hand-built span scores decoded by benepar's own
+ChartDecoder: the bias decides which cautious spans enter the chart, and with them the F1."""
+
+import nltk
+import numpy as np
+import pytest
+from benepar.decode_chart import ChartDecoder
+
+from logicparse.parser.calibration import CANDIDATES, best_bias, f1_by_bias
+from logicparse.parser.treebank import TreebankExample
+
+LABELS = {"": 0, "S": 1, "NP": 2, "VP": 3}
+GOLD = "(TOP (S (NP (PRP I)) (VP (VBP like) (NP (NN tea)))))"
+
+
+def scores() -> np.ndarray:
+    """Spans (i, j) cover words i..j. Against 'no constituent' at 0: the root S and the subject
+    NP are sure; the VP and the object NP are cautious (-0.3); a wrong NP over 'like' is
+    unlikely (-1.6); everything else is very unlikely."""
+    s = np.full((3, 3, len(LABELS)), -5.0, dtype=np.float32)
+    s[..., 0] = 0.0
+    s[0, 2, LABELS["S"]] = 5.0
+    s[0, 0, LABELS["NP"]] = 2.0
+    s[1, 2, LABELS["VP"]] = -0.3
+    s[2, 2, LABELS["NP"]] = -0.3
+    s[1, 1, LABELS["NP"]] = -1.6
+    return s
+
+
+def test_bias_changes_the_chart_and_the_best_is_chosen():
+    example = TreebankExample.from_tree(nltk.Tree.fromstring(GOLD))
+    results = f1_by_bias(ChartDecoder(LABELS, force_root_constituent=True), [example], [scores()])
+    f1 = {b: results[b]["f1"] for b in CANDIDATES}
+    # Below 0.3 only S and the subject NP: 2 of 4 gold brackets, all right: F1 2/3.
+    # From 0.5 the cautious VP and NP join: the gold tree. At 2.0 the wrong NP joins: P 4/5.
+    expected = {-1.0: 2 / 3, -0.5: 2 / 3, 0.0: 2 / 3, 0.25: 2 / 3, 0.5: 1.0, 0.75: 1.0,
+                1.0: 1.0, 1.5: 1.0, 2.0: 8 / 9}
+    assert f1 == pytest.approx(expected, abs=1e-6)
+    assert results[0.0]["precision"] == 1.0 and results[0.0]["recall"] == 0.5
+    assert results[2.0]["precision"] == pytest.approx(0.8) and results[2.0]["recall"] == 1.0
+    assert best_bias(results) == 0.5  # the most cautious of the equally good
