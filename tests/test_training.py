@@ -2,6 +2,7 @@
 metrics, the CLI, and bad shards refused before training starts."""
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -224,3 +225,62 @@ def test_cache_goes_next_to_the_data_unless_read_only(tmp_path, monkeypatch):
     finally:
         data.chmod(0o755)
     assert got.parent == tmp_path / "cache" / "logicparse" / "shards"
+
+
+# --- the metrics, against known answers ------------------------------------------------------
+
+
+def test_rouge_known_answers():
+    from logicparse.training.train import rouge
+
+    kinds = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+    same = rouge(["The cat sat on the mat. It purred."], [["The cat sat on the mat. It purred."]])
+    assert [same[k] for k in kinds] == [100.0] * 4
+    disjoint = rouge(["Dogs bark loudly."], [["The cat sat on the mat."]])
+    assert [disjoint[k] for k in kinds] == [0.0] * 4
+    # Several references: the best one counts, whatever its place.
+    best = rouge(["The cat sat on the mat."], [["Dogs bark loudly.", "The cat sat on the mat."]])
+    assert [best[k] for k in kinds] == [100.0] * 4
+    # Averaged over predictions: one perfect, one disjoint.
+    assert rouge(["a cat", "a dog"], [["a cat"], ["the bird"]])["rouge1"] == 50.0
+    # Partial overlap, by hand: 2 of 3 unigrams on each side, P = R = F = 2/3.
+    assert rouge(["the cat sat"], [["the cat ran"]])["rouge1"] == pytest.approx(200 / 3, abs=1e-3)
+
+
+def test_multiple_choice_accuracy_of_a_model_with_fixed_logits(tmp_path, tokenizer):
+    """The loop's dev accuracy and loss for a model whose logits are the same for every option:
+    argmax picks option 0, so accuracy is the share of questions whose answer is option 0, and
+    the loss is log(number of options). lr=0 keeps the model as it is."""
+    path = tmp_path / "m"
+    tiny_bert(path, tokenizer)
+    model = T.BertForMultipleChoice.from_pretrained(str(path))
+    with torch.no_grad():
+        model.classifier.weight.zero_()
+    model.save_pretrained(path)
+    options = ["Yes.", "No.", "Maybe."]
+    dev = [[["M: Shall we go?", "W: Let us go."], [{"question": f"Question {i}?", "choice": options,
+                                                     "answer": options[a]}], f"d-{i}"]
+           for i, a in enumerate([0, 0, 1])]
+    (tmp_path / "dev.json").write_text(json.dumps(dev))
+    result = train(TrainConfig(task="dream", model=str(path), train_file=str(FIX / "dream" / "train.json"),
+                               dev_file=str(tmp_path / "dev.json"), out=str(tmp_path / "run"),
+                               logic=False, batch_size=2, epochs=1, max_steps=1, lr=0.0, quiet=True))
+    assert result["dev"]["n"] == 3
+    assert result["dev"]["accuracy"] == pytest.approx(2 / 3)
+    assert result["dev"]["loss"] == pytest.approx(math.log(3), abs=1e-5)
+
+
+def test_summaries_of_a_model_that_says_nothing_score_zero(tmp_path, tokenizer):
+    """A BART whose every generation is end-of-sequence at once: empty summaries, ROUGE 0 in the
+    loop's evaluation (comparing the references with themselves would give 100)."""
+    path = tmp_path / "m"
+    tiny_bart(path, tokenizer)
+    model = T.BartForConditionalGeneration.from_pretrained(str(path))
+    model.final_logits_bias[0, tokenizer.sep_token_id] = 1e4
+    model.save_pretrained(path)
+    result = train(TrainConfig(task="dialogsum", model=str(path), data=str(FIX / "dialogsum"),
+                               out=str(tmp_path / "run"), logic=False, batch_size=2, epochs=1,
+                               max_steps=1, lr=0.0, num_beams=1, max_target_length=8, quiet=True))
+    for split in ("dev", "test"):
+        assert result[split]["n"] >= 1
+        assert [result[split][k] for k in ("rouge1", "rouge2", "rougeL", "rougeLsum")] == [0.0] * 4
