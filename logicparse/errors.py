@@ -77,6 +77,9 @@ class Errors(metaclass=_WithCodes):
     E030 = "GDTB directory {path} lacks {missing}. Expected raw/, gold/, const/ and SPLITS.json."
     E031 = "GDTB gold file {path}, line {line}: {reason}."
     E032 = "Unknown split {split!r} in {path}. Splits: {opts}."
+    E040 = ("The spaCy component {name!r} needs sentence boundaries, and this Doc has none. Add a "
+            "component that sets them before it, e.g. nlp.add_pipe('sentencizer', before={name!r}), "
+            "or use a trained pipeline with a parser or senter.")
 
     # --- E1xx: parser -----------------------------------------------------------------------
     E100 = ("Parser model directory {path} does not exist. Pass an existing directory, 'default' "
