@@ -11,7 +11,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup run test bench clean
+.PHONY: setup run test mutate bench clean
 
 setup: $(VENV)/.installed
 
@@ -26,8 +26,13 @@ run: setup
 	$(VENV)/bin/logicparse annotate samples/sample.txt --out out/sample --overwrite
 	$(VENV)/bin/logicparse shards stats out/sample
 
+# The service page's browser tests need Chromium; without it they are skipped, and said so.
+CHROMIUM_NOTE := echo "NOTE: Chromium is not installed, so the browser tests of the service page (tests/test_service_page.py) were SKIPPED. Install Debian's package to run them: sudo apt-get install chromium"
+
 test: setup
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -rs tests; status=$$?; \
+	command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || $(CHROMIUM_NOTE); \
+	exit $$status
 
 bench: setup
 	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done

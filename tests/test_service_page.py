@@ -26,7 +26,7 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "service"
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                       reason="needs Debian's chromium (apt-get install chromium; .ci/run does)"),
+                       reason="Chromium is not installed: apt-get install chromium (Debian's package)"),
 ]
 
 
