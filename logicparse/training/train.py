@@ -25,6 +25,7 @@ import torch
 
 from ..errors import DataFormatError, Errors, ModelLoadError
 from . import tasks as T
+from .metrics import count_correct, rouge
 
 
 @dataclass
@@ -226,7 +227,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
             loss_sum += out.loss.item() * len(batch["labels"])
             n += len(batch["labels"])
             if task.kind == T.MULTIPLE_CHOICE:
-                correct += (out.logits.argmax(-1) == batch["labels"]).sum().item()
+                correct += count_correct(out.logits, batch["labels"])
             else:
                 gen_in = {k: v for k, v in batch.items() if k != "labels"}
                 with autocast():
@@ -304,26 +305,3 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     log({"event": "final", **final})
     metrics_file.close()
     return final
-
-
-def rouge(predictions: list[str], references: list[list[str]]) -> dict:
-    """ROUGE-1/2/L/Lsum F1 (x100) with rouge-score; several references: the best one counts.
-    Lsum wants one sentence per line: sentences are split with NLTK's punkt when installed,
-    else at sentence-final punctuation."""
-    from rouge_score import rouge_scorer
-
-    kinds = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
-    scorer = rouge_scorer.RougeScorer(kinds, use_stemmer=True)
-    totals = dict.fromkeys(kinds, 0.0)
-    for pred, refs in zip(predictions, references):
-        scores = scorer.score_multi([_lines(r) for r in refs], _lines(pred))
-        for k in kinds:
-            totals[k] += scores[k].fmeasure
-    n = max(len(predictions), 1)
-    return {k: round(100 * v / n, 4) for k, v in totals.items()}
-
-
-def _lines(text: str) -> str:
-    import re
-
-    return "\n".join(s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s)

@@ -1,0 +1,31 @@
+"""The training loop's evaluation figures: multiple-choice accuracy and ROUGE of summaries."""
+
+from __future__ import annotations
+
+import re
+
+
+def count_correct(logits, labels) -> int:
+    """Questions whose highest-scoring option (the first among equals) is the answer;
+    ``logits`` [questions, options], ``labels`` [questions]."""
+    return int((logits.argmax(-1) == labels).sum().item())
+
+
+def rouge(predictions: list[str], references: list[list[str]]) -> dict:
+    """ROUGE-1/2/L/Lsum F1 (x100) with rouge-score; several references: the best one counts.
+    Lsum wants one sentence per line: sentences are split after sentence-final punctuation."""
+    from rouge_score import rouge_scorer
+
+    kinds = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+    scorer = rouge_scorer.RougeScorer(kinds, use_stemmer=True)
+    totals = dict.fromkeys(kinds, 0.0)
+    for pred, refs in zip(predictions, references):
+        scores = scorer.score_multi([_lines(r) for r in refs], _lines(pred))
+        for k in kinds:
+            totals[k] += scores[k].fmeasure
+    n = max(len(predictions), 1)
+    return {k: round(100 * v / n, 4) for k, v in totals.items()}
+
+
+def _lines(text: str) -> str:
+    return "\n".join(s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s)
