@@ -1,18 +1,23 @@
 """`senses eval`'s figures on a model with fixed predictions: accuracy, the majority and lexicon
 baselines, the confusion matrix and the error rows, all hand-computed."""
 
+from logicparse.senses import SenseDecision
 from logicparse.senses.data import NONE, Annotation
-from logicparse.senses.evaluation import errors, evaluate
+from logicparse.senses.train import errors, evaluate
 
 
 class FixedModel:
-    """Predicts from a table keyed by sentence; has a trained entry for `since` only (`while`
-    falls back to the lexicon, as a model directory without its SVM does)."""
+    """A sense model whose decisions are a table keyed by sentence; it has a trained entry for
+    `since` only (`while` falls back to the lexicon, as in a model directory without its SVM)."""
 
     entries = {"since": {"label_counts": {"causal": 5, "temporal": 9, NONE: 2}}}
 
     def __init__(self, predictions: dict):
         self.predictions = predictions
+
+    def disambiguate(self, queries):
+        labels = [self.predictions[q.text] for q in queries]
+        return [SenseDecision(None if lab == NONE else lab, 1.0, "classifier") for lab in labels]
 
     def predict_labels(self, kw, occurrences):
         return [self.predictions[o.text] for o in occurrences]

@@ -43,7 +43,7 @@ def build_annotations(
                                  help="Comma-separated keywords to collect."),
     splits: str = typer.Option("train,dev", help="Comma-separated splits of SPLITS.json."),
 ) -> None:
-    """Label every occurrence of the keywords in GDTB with the fixed gold mapping and
+    """Label every occurrence of the keywords in GDTB with the fixed gold mapping (issue #4) and
     write one JSONL file per split; also turn OUT/hand.tsv (hand-labelled sentences) into
     OUT/hand.jsonl."""
     import collections
@@ -111,7 +111,7 @@ def evaluate(
     from ..gdtb import read_gdtb
     from ..senses.classifier import load_senses
     from ..senses.data import gdtb_annotations
-    from ..senses.evaluation import errors, evaluate as run_eval
+    from ..senses.train import errors, evaluate as run_eval
 
     kws = _keywords(keywords)
     anns = gdtb_annotations(read_gdtb(gdtb, split), kws, f"gdtb:{split}")
