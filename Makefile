@@ -34,6 +34,17 @@ test: setup
 	command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || $(CHROMIUM_NOTE); \
 	exit $$status
 
+# Mutation testing of the code that scores, decides and verifies (scope: [tool.mutmut] in
+# pyproject.toml; survivors and why they are harmless: docs/testing.md). About 15 minutes on 2 cores.
+MUTATE_JOBS ?= 2
+mutate: setup
+	rm -rf mutants
+	start=$$(date +%s); $(VENV)/bin/mutmut run --max-children $(MUTATE_JOBS) >mutants.log 2>&1; \
+	status=$$?; tail -c 400 mutants.log | tr '\r' '\n' | tail -2; \
+	echo "mutmut run: exit $$status, $$(( $$(date +%s) - start )) s"; \
+	$(VENV)/bin/mutmut export-cicd-stats >/dev/null && cat mutants/mutmut-cicd-stats.json; echo; \
+	echo "Not killed:"; $(VENV)/bin/mutmut results; exit $$status
+
 bench: setup
 	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done
 

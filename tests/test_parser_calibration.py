@@ -1,6 +1,8 @@
 """`parser calibrate`'s choice of span bias, on hand-built span scores decoded by benepar's own
 ChartDecoder: the bias decides which cautious spans enter the chart, and with them the F1."""
 
+import json
+
 import nltk
 import numpy as np
 import pytest
@@ -39,3 +41,16 @@ def test_bias_changes_the_chart_and_the_best_is_chosen():
     assert results[0.0]["precision"] == 1.0 and results[0.0]["recall"] == 0.5
     assert results[2.0]["precision"] == pytest.approx(0.8) and results[2.0]["recall"] == 1.0
     assert best_bias(results) == 0.5  # the most cautious of the equally good
+
+
+def test_write_span_bias_keeps_the_config_and_records_the_search(tmp_path):
+    from logicparse.parser.calibration import write_span_bias
+
+    (tmp_path / "config.json").write_text(json.dumps({"d_model": 32, "logicparse": {"name": "x"}}))
+    results = {0.0: {"f1": 0.5}, 0.5: {"f1": 0.75}}
+    write_span_bias(tmp_path, 0.5, results, "dev.mrg")
+    config = json.loads((tmp_path / "config.json").read_text())
+    assert config["d_model"] == 32 and config["logicparse"]["name"] == "x"
+    assert config["logicparse"]["span_bias"] == 0.5
+    assert config["logicparse"]["span_bias_calibration"] == {
+        "dev": "dev.mrg", "f1_by_bias": {"0.0": 0.5, "0.5": 0.75}}

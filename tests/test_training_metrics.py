@@ -1,0 +1,36 @@
+"""The training loop's evaluation figures against known answers: ROUGE and multiple-choice
+accuracy (the loop itself is checked with fixed-logit models in test_training.py)."""
+
+import pytest
+import torch
+
+from logicparse.training.metrics import count_correct, rouge
+
+
+def test_rouge_known_answers():
+    kinds = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+    same = rouge(["The cat sat on the mat. It purred."], [["The cat sat on the mat. It purred."]])
+    assert [same[k] for k in kinds] == [100.0] * 4
+    disjoint = rouge(["Dogs bark loudly."], [["The cat sat on the mat."]])
+    assert [disjoint[k] for k in kinds] == [0.0] * 4
+    # Several references: the best one counts, whatever its place.
+    best = rouge(["The cat sat on the mat."], [["Dogs bark loudly.", "The cat sat on the mat."]])
+    assert [best[k] for k in kinds] == [100.0] * 4
+    # Averaged over predictions: one perfect, one disjoint.
+    assert rouge(["a cat", "a dog"], [["a cat"], ["the bird"]])["rouge1"] == 50.0
+    # Partial overlap, by hand: 2 of 3 unigrams on each side, P = R = F = 2/3.
+    assert rouge(["the cat sat"], [["the cat ran"]])["rouge1"] == pytest.approx(200 / 3, abs=1e-3)
+
+
+def test_rouge_lsum_reads_one_sentence_per_line():
+    # Same sentences in the other order: ROUGE-L (one sequence) is hurt, Lsum (per sentence) not.
+    swapped = rouge(["It purred. The cat sat on the mat."], [["The cat sat on the mat. It purred."]])
+    assert swapped["rougeLsum"] == 100.0 and swapped["rougeL"] < 100.0
+
+
+def test_count_correct_with_fixed_logits():
+    logits = torch.tensor([[0.1, 2.0, 0.3], [5.0, 1.0, 1.0], [0.0, 0.0, 0.0], [1.0, 1.0, 3.0]])
+    # argmax: 1, 0, 0 (ties: the first option), 2
+    assert count_correct(logits, torch.tensor([1, 0, 0, 2])) == 4
+    assert count_correct(logits, torch.tensor([1, 2, 1, 2])) == 2
+    assert count_correct(logits, torch.tensor([0, 1, 2, 0])) == 0
