@@ -235,3 +235,68 @@ def test_worker_trims_the_heap_after_every_chunk(monkeypatch):
     assert [r.table.num_rows for r in results] == [1, 1, 1]
     assert events == ["annotate", "trim"] * 3
     sys.modules.pop("fake_pipeline", None)
+
+
+def test_verification_messages_name_the_shard_and_the_fault(tmp_path):
+    entries = write_dir(tmp_path)
+    assert sh.read_shards(tmp_path, verify=True).num_rows == 3
+    sh.write_shard(tmp_path, 1, sh.documents_to_table(docs()[:1]))
+    with pytest.raises(DataFormatError, match=r"shard-00001.arrow does not match manifest.json "
+                                              r"\(sha256 differs\)"):
+        sh.read_shards(tmp_path, verify=True)
+    (tmp_path / "shard-00001.arrow").unlink()
+    with pytest.raises(DataFormatError, match=r"shard-00001.arrow does not match manifest.json "
+                                              r"\(file missing\)"):
+        sh.read_shards(tmp_path, verify=True)
+    # Verification is asked for: a plain read of a changed directory does not hash the files.
+    assert sh.read_shards(tmp_path).num_rows == 2 and entries[0]["rows"] == 2
+
+
+def test_unfinished_runs_are_not_verified_and_unknown_totals_shown(tmp_path):
+    write_dir(tmp_path, {"complete": False})
+    (tmp_path / "shard-00001.arrow").unlink()  # listed, not there: an unfinished run may say so
+    assert sh.read_shards(tmp_path, allow_incomplete=True, verify=True).num_rows == 2
+    with pytest.raises(DataFormatError, match=rf"{tmp_path} is an unfinished run \(1 of \? shards\)"):
+        sh.read_shards(tmp_path)
+
+
+def test_schema_version_messages_name_directory_versions_and_files(tmp_path):
+    write_dir(tmp_path, {"schema_version": "0"})
+    with pytest.raises(DataFormatError, match=rf"{tmp_path} was written with shard schema version 0; "
+                                              rf"this logicparse reads version {SCHEMA_VERSION}"):
+        sh.read_shards(tmp_path)
+    bare = tmp_path / "bare.arrow"  # an Arrow file without logicparse's schema version
+    table = sh.documents_to_table(docs()).replace_schema_metadata(None)
+    with pa.OSFile(str(bare), "wb") as f, pa.ipc.new_file(f, table.schema) as w:
+        w.write_table(table)
+    with pytest.raises(DataFormatError, match=r"bare.arrow was written with shard schema version \?"):
+        sh.read_shard(bare)
+
+
+def test_a_manifest_with_no_shards_yet_and_shards_without_a_manifest_are_readable(tmp_path):
+    (tmp_path / "a").mkdir()
+    sh.write_manifest(tmp_path / "a", {"format": sh.FORMAT, "schema_version": SCHEMA_VERSION,
+                                       "complete": True, "shards": []})
+    assert sh.read_shards(tmp_path / "a").num_rows == 0
+    write_dir(tmp_path / "b")
+    (tmp_path / "b" / "manifest.json").unlink()
+    assert sh.read_shards(tmp_path / "b").num_rows == 3
+    with pytest.raises(DataFormatError, match=rf"{tmp_path / 'c'} is not a shard directory"):
+        sh.read_shards(tmp_path / "c")
+
+
+def test_columns_are_selected(tmp_path):
+    write_dir(tmp_path)
+    assert sh.read_shards(tmp_path, columns=["id"]).column_names == ["id"]
+    assert sh.read_shard(tmp_path / "shard-00000.arrow", ["id", "error"]).column_names == ["id", "error"]
+
+
+def test_shard_entry_counts_rows_failures_and_ids(tmp_path):
+    entries = write_dir(tmp_path)
+    assert [(e["file"], e["rows"], e["failed"], e["first_id"], e["last_id"]) for e in entries] == [
+        ("shard-00000.arrow", 2, 0, "d0", "d1"), ("shard-00001.arrow", 1, 1, "bad", "bad")]
+    assert entries[1]["sha256"] == sh.file_sha256(tmp_path / "shard-00001.arrow")
+    # An entry read back from the file alone says the same.
+    assert sh.shard_entry(tmp_path / "shard-00001.arrow") == entries[1]
+    empty = sh.write_shard(tmp_path, 2, sh.documents_to_table([]))
+    assert (empty["rows"], empty["failed"], empty["first_id"], empty["last_id"]) == (0, 0, None, None)

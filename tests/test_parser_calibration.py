@@ -16,12 +16,13 @@ GOLD = "(TOP (S (NP (PRP I)) (VP (VBP like) (NP (NN tea)))))"
 
 
 def scores() -> np.ndarray:
-    """Spans (i, j) cover words i..j. Against 'no constituent' at 0: the root S and the subject
-    NP are sure; the VP and the object NP are cautious (-0.3); a wrong NP over 'like' is
-    unlikely (-1.6); everything else is very unlikely."""
+    """Spans (i, j) cover words i..j. Against 'no constituent' at 0: the subject NP is sure; the
+    VP and the object NP are cautious (-0.3); a wrong NP over 'like' is unlikely (-1.6);
+    everything else is very unlikely. The root S scores low too (-1.0): it is there because
+    the decoder forces a root, whatever the bias."""
     s = np.full((3, 3, len(LABELS)), -5.0, dtype=np.float32)
     s[..., 0] = 0.0
-    s[0, 2, LABELS["S"]] = 5.0
+    s[0, 2, LABELS["S"]] = -1.0
     s[0, 0, LABELS["NP"]] = 2.0
     s[1, 2, LABELS["VP"]] = -0.3
     s[2, 2, LABELS["NP"]] = -0.3
@@ -46,11 +47,13 @@ def test_bias_changes_the_chart_and_the_best_is_chosen():
 def test_write_span_bias_keeps_the_config_and_records_the_search(tmp_path):
     from logicparse.parser.calibration import write_span_bias
 
-    (tmp_path / "config.json").write_text(json.dumps({"d_model": 32, "logicparse": {"name": "x"}}))
     results = {0.0: {"f1": 0.5}, 0.5: {"f1": 0.75}}
-    write_span_bias(tmp_path, 0.5, results, "dev.mrg")
-    config = json.loads((tmp_path / "config.json").read_text())
-    assert config["d_model"] == 32 and config["logicparse"]["name"] == "x"
-    assert config["logicparse"]["span_bias"] == 0.5
-    assert config["logicparse"]["span_bias_calibration"] == {
-        "dev": "dev.mrg", "f1_by_bias": {"0.0": 0.5, "0.5": 0.75}}
+    for before in ({"d_model": 32, "logicparse": {"name": "x"}}, {"d_model": 32}):
+        (tmp_path / "config.json").write_text(json.dumps(before))
+        write_span_bias(tmp_path, 0.5, results, "dev.mrg")
+        config = json.loads((tmp_path / "config.json").read_text())
+        assert config["d_model"] == 32
+        assert config["logicparse"].get("name") == before.get("logicparse", {}).get("name")
+        assert config["logicparse"]["span_bias"] == 0.5
+        assert config["logicparse"]["span_bias_calibration"] == {
+            "dev": "dev.mrg", "f1_by_bias": {"0.0": 0.5, "0.5": 0.75}}

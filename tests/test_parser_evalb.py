@@ -113,3 +113,38 @@ def test_punctuation_words_are_not_compared():
     test = "(S (`` \") (NP (NN tea)) ('' \"))"
     s = E.evalb([gold], [test])
     assert s.errors == 0 and (s.matched, s.gold, s.test) == (2, 2, 2)
+
+
+def test_summary_dict_of_the_sample(score):
+    # What `parser eval` prints: R 82/94, P 82/91, exact 8/16, over the 16 valid sentences.
+    p, r = 82 / 91, 82 / 94
+    assert score.to_dict() == {
+        "f1": round(2 * p * r / (p + r), 6), "precision": round(p, 6), "recall": round(r, 6),
+        "sentences": 16, "exact_match": 0.5, "error_sentences": 6, "skipped_sentences": 2}
+    assert score.cutoff(E.CUTOFF_LEN).to_dict()["exact_match"] == round(7 / 15, 6)
+
+
+def test_brackets_are_spans_of_kept_words():
+    tree = E._as_tree("(TOP (S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .)))")
+    assert E.brackets(tree, [True, True, True, False]) == {("S", 0, 3): 1, ("NP", 0, 2): 1,
+                                                            ("VP", 2, 3): 1}
+    # Without the first word every span moves left by one.
+    assert E.brackets(tree, [False, True, True, False]) == {("S", 0, 2): 1, ("NP", 0, 1): 1,
+                                                             ("VP", 1, 2): 1}
+
+
+def test_empty_score_and_a_sentence_of_exactly_the_cutoff_length():
+    empty = E.Score()
+    assert (empty.f1, empty.tagging_accuracy, empty.average_crossing) == (0.0, 0.0, 0.0)
+    assert empty.crossing_at_most(0) == 0.0 and empty.to_dict()["exact_match"] == 0.0
+    forty = "(S " + " ".join(f"(NN w{i})" for i in range(E.CUTOFF_LEN)) + ")"
+    s = E.evalb([forty], [forty])
+    assert s.rows[0].length == E.CUTOFF_LEN and s.cutoff(E.CUTOFF_LEN).sentences == 1
+
+
+def test_errors_name_the_counts():
+    gold = "(S (A (P this)) (B (Q is)))"
+    with pytest.raises(DataFormatError, match="2 gold trees but 1 predicted"):
+        E.evalb([gold, gold], [gold])
+    with pytest.raises(DataFormatError, match=r"Length unmatch \(2\|1\)"):
+        E.score_sentence(gold, "(S (A (P this)))")

@@ -8,19 +8,24 @@ from logicparse.senses.train import errors, evaluate
 
 class FixedModel:
     """A sense model whose decisions are a table keyed by sentence; it has a trained entry for
-    `since` only (`while` falls back to the lexicon, as in a model directory without its SVM)."""
+    `since` only (`while` falls back to the lexicon, as in a model directory without its SVM).
+    It checks that it is asked about the keyword's own span."""
 
-    entries = {"since": {"label_counts": {"causal": 5, "temporal": 9, NONE: 2}}}
+    entries = {"since": {"label_counts": {"causal": 9, "temporal": 5, NONE: 2}}}
 
     def __init__(self, predictions: dict):
         self.predictions = predictions
 
+    def _label(self, kw, text, start, end):
+        assert text[start:end] == kw, (kw, text, start, end)
+        return self.predictions[text]
+
     def disambiguate(self, queries):
-        labels = [self.predictions[q.text] for q in queries]
+        labels = [self._label(q.keyword, q.text, q.char_start, q.char_end) for q in queries]
         return [SenseDecision(None if lab == NONE else lab, 1.0, "classifier") for lab in labels]
 
     def predict_labels(self, kw, occurrences):
-        return [self.predictions[o.text] for o in occurrences]
+        return [self._label(kw, o.text, o.char_start, o.char_end) for o in occurrences]
 
 
 def ann(keyword, text, label, doc="d"):
@@ -30,49 +35,58 @@ def ann(keyword, text, label, doc="d"):
 
 
 ANNS = [
-    ann("since", "since 1990 a", "temporal"),
-    ann("since", "since it rained b", "causal"),
-    ann("since", "since then c", "temporal"),
-    ann("since", "since when d", NONE),
-    ann("while", "while she slept e", "temporal"),
-    ann("while", "while it is cheap f", "comparative"),
+    ann("since", "a since 1990", "temporal"),
+    ann("since", "b since it rained", "causal"),
+    ann("since", "c since then", "temporal"),
+    ann("since", "d since when", NONE),
+    ann("since", "e since you ask", "causal"),
+    ann("since", "f since noon", "temporal"),
+    ann("while", "g while she slept", "temporal"),
+    ann("while", "h while it is cheap", "comparative"),
+    ann("while", "i while he read", "temporal"),
 ]
-PRED = {"since 1990 a": "temporal", "since it rained b": "temporal", "since then c": "temporal",
-        "since when d": "causal", "while she slept e": "temporal", "while it is cheap f": "temporal"}
+PRED = {"a since 1990": "temporal", "b since it rained": "temporal", "c since then": "temporal",
+        "d since when": "causal", "e since you ask": "causal", "f since noon": "temporal",
+        "g while she slept": "temporal", "h while it is cheap": "temporal",
+        "i while he read": "comparative"}
 
 
 def test_evaluate_hand_computed():
-    out = evaluate(FixedModel(PRED), ANNS, ["since", "while", "as"])
-    assert out["keywords"] == ["since", "while"] and out["n"] == 6  # no `as`: not reported
+    # `as` first: a keyword without annotations is passed over, not the end of the loop.
+    out = evaluate(FixedModel(PRED), ANNS, ["as", "since", "while"])
+    assert out["keywords"] == ["since", "while"] and out["n"] == 9
     since, whl = out["per_keyword"]["since"], out["per_keyword"]["while"]
     assert since["labels"] == ["causal", NONE, "temporal"]
     # rows gold, columns predicted
-    assert since["confusion"] == [[0, 0, 1], [1, 0, 0], [0, 0, 2]]
-    assert (since["accuracy"], since["n"]) == (0.5, 4)
-    # majority from the training counts (temporal: 2 of 4); lexicon sense temporal: 2 of 4
-    assert (since["majority_label"], since["majority_baseline"]) == ("temporal", 0.5)
+    assert since["confusion"] == [[1, 0, 1], [1, 0, 0], [0, 0, 3]]
+    assert (since["accuracy"], since["n"]) == (round(4 / 6, 4), 6)
+    # majority from the training counts (causal, 9 of 16): 2 of 6 here; lexicon sense temporal: 3
+    assert (since["majority_label"], since["majority_baseline"]) == ("causal", round(2 / 6, 4))
     assert since["lexicon_baseline"] == 0.5 and since["source"] == "classifier"
     assert whl["labels"] == ["comparative", "temporal"]
-    assert whl["confusion"] == [[0, 1], [0, 1]]
-    assert (whl["accuracy"], whl["source"]) == (0.5, "lexicon")
-    # no trained entry: the majority of the evaluated labels (a tie: the first seen)
-    assert whl["majority_label"] == "temporal" and whl["majority_baseline"] == 0.5
-    assert whl["lexicon_baseline"] == 0.5  # lexicon sense comparative: 1 of 2
-    assert out["accuracy"] == round(3 / 6, 4)
-    assert out["majority_baseline"] == 0.5 and out["lexicon_baseline"] == 0.5
+    assert whl["confusion"] == [[0, 1], [1, 1]]
+    assert (whl["accuracy"], whl["source"]) == (round(1 / 3, 4), "lexicon")
+    # no trained entry: the majority of the evaluated labels (temporal, 2 of 3)
+    assert whl["majority_label"] == "temporal" and whl["majority_baseline"] == round(2 / 3, 4)
+    assert whl["lexicon_baseline"] == round(1 / 3, 4)  # lexicon sense comparative
+    assert out["accuracy"] == round(5 / 9, 4)
+    assert out["majority_baseline"] == round(4 / 9, 4)
+    assert out["lexicon_baseline"] == round(4 / 9, 4)
 
 
 def test_evaluate_overall_is_micro_averaged():
-    pred = dict(PRED, **{"since it rained b": "causal", "since when d": NONE})
+    pred = dict(PRED, **{"b since it rained": "causal", "d since when": NONE})
     out = evaluate(FixedModel(pred), ANNS, ["since", "while"])
     assert out["per_keyword"]["since"]["accuracy"] == 1.0
-    assert out["accuracy"] == round(5 / 6, 4)
-    assert evaluate(FixedModel(pred), ANNS, ["as"])["accuracy"] == 0.0  # nothing to score
+    assert out["accuracy"] == round(7 / 9, 4)
+    nothing = evaluate(FixedModel(pred), ANNS, ["as"])
+    assert (nothing["accuracy"], nothing["majority_baseline"], nothing["lexicon_baseline"],
+            nothing["n"]) == (0.0, 0.0, 0.0, 0)
 
 
 def test_errors_are_exactly_the_wrong_rows():
     rows = errors(FixedModel(PRED), ANNS)
     assert [(r["keyword"], r["gold"], r["predicted"]) for r in rows] == [
         ("since", "causal", "temporal"), ("since", NONE, "causal"),
-        ("while", "comparative", "temporal")]
-    assert rows[0]["context"] == "since it rained b" and rows[0]["doc"] == "d"
+        ("while", "comparative", "temporal"), ("while", "temporal", "comparative")]
+    assert rows[0]["context"] == "b since it rained" and rows[0]["doc"] == "d"
