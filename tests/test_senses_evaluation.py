@@ -90,3 +90,11 @@ def test_errors_are_exactly_the_wrong_rows():
         ("since", "causal", "temporal"), ("since", NONE, "causal"),
         ("while", "comparative", "temporal"), ("while", "temporal", "comparative")]
     assert rows[0]["context"] == "b since it rained" and rows[0]["doc"] == "d"
+
+
+def test_error_context_is_80_characters_before_and_60_after():
+    text = "x" * 100 + " since " + "y" * 100
+    a = ann("since", text, "temporal")
+    (row,) = errors(FixedModel({text: "causal"}), [a])
+    assert row["context"] == text[a.char_start - 80:a.char_end + 60]
+    assert row["context"].startswith("x" * 79 + " since") and row["context"].endswith("y" * 59)
