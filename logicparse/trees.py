@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator, Optional, Sequence
+from typing import Optional, Sequence
 
 from .errors import Errors, TreeFormatError
-
-_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+from .ptb import TOKEN as _TOKEN
+from .ptb import escape, malformed as _malformed, unescape
 # Wrapper labels that add a level above the sentence without being part of it.
 _WRAPPERS = frozenset({"", "ROOT", "TOP", "VROOT"})
-# PTB escapes of brackets in leaves, undone so that tokens read as written.
-_UNESCAPE = {"-LRB-": "(", "-RRB-": ")", "-LCB-": "{", "-RCB-": "}", "-LSB-": "[", "-RSB-": "]"}
-_ESCAPE = {v: k for k, v in _UNESCAPE.items()}
 _OPEN = re.compile(r"\(([^\s()]*)")
 
 
@@ -56,16 +53,12 @@ class ParseTree:
                     pos = self.ends[kids[k]]
                     k += 1
                 else:
-                    out.append(" " + _ESCAPE.get(self.leaves[pos], self.leaves[pos]))
+                    out.append(" " + escape(self.leaves[pos]))
                     pos += 1
             out.append(")")
 
         emit(0)
         return "".join(out)
-
-
-def _malformed(s: str, pos: int, reason: str) -> TreeFormatError:
-    return TreeFormatError(Errors.E010.format(pos=pos, reason=reason, snippet=s[:120]))
 
 
 def read_tree(s: str, tokens: Optional[Sequence[str]] = None) -> ParseTree:
@@ -88,7 +81,7 @@ def read_tree(s: str, tokens: Optional[Sequence[str]] = None) -> ParseTree:
             tree = _read_with_tokens(s, tokens)
     if tokens is not None:
         tree.leaves = list(tokens)
-    return _strip_wrappers(tree)
+    return strip_wrappers(tree)
 
 
 def _new() -> ParseTree:
@@ -129,7 +122,7 @@ def _read_fast(s: str) -> ParseTree:
         else:
             if not stack:
                 raise _malformed(s, 0, f"word {tok!r} outside any bracket")
-            leaves.append(_UNESCAPE.get(tok, tok))
+            leaves.append(unescape(tok))
             leaf_parents.append(stack[-1])
     if stack or not labels:
         raise _malformed(s, len(s), "unbalanced '(' (missing closing brackets)")
@@ -151,7 +144,7 @@ def _read_with_tokens(s: str, tokens: Sequence[str]) -> ParseTree:
         leaf_ok = node >= 0 and not has_child[node] and k < len(tokens)
         if leaf_ok:
             tok = tokens[k]
-            for cand in (tok, _ESCAPE.get(tok, tok)):
+            for cand in (tok, escape(tok)):
                 after = pos + len(cand)
                 if s.startswith(cand, pos) and (after >= n or s[after].isspace() or s[after] == ")"):
                     t.leaves.append(tok)
@@ -191,8 +184,9 @@ def _read_with_tokens(s: str, tokens: Sequence[str]) -> ParseTree:
     return t
 
 
-def _strip_wrappers(t: ParseTree) -> ParseTree:
-    # Drop the root while it is a wrapper with exactly one child spanning the whole sentence.
+def strip_wrappers(t: ParseTree) -> ParseTree:
+    """The tree below its ROOT/TOP/empty wrapper brackets, each over a single child spanning the
+    sentence: Algorithm 1's pa(pa(n)) must not find a wrapper."""
     while (len(t.labels) > 1 and t.labels[0] in _WRAPPERS and t.parents[1] == 0
            and t.starts[1] == 0 and t.ends[1] == t.ends[0]
            and 0 not in t.leaf_parents and t.parents.count(0) == 1):
@@ -202,23 +196,3 @@ def _strip_wrappers(t: ParseTree) -> ParseTree:
             leaves=t.leaves, leaf_parents=[p - 1 for p in t.leaf_parents],
         )
     return t
-
-
-def iter_trees(text: str) -> Iterator[str]:
-    """Split a text holding several bracketed trees (one per line or spread over lines, as in
-    .mrg files) into one string per tree."""
-    depth, start = 0, None
-    for m in _TOKEN.finditer(text):
-        tok = m.group()
-        if tok == "(":
-            if depth == 0:
-                start = m.start()
-            depth += 1
-        elif tok == ")":
-            depth -= 1
-            if depth == 0:
-                yield text[start:m.end()]
-            elif depth < 0:
-                raise _malformed(text, m.start(), "unbalanced ')'")
-    if depth > 0:
-        raise _malformed(text, len(text), "unbalanced '(' at the end of the text")

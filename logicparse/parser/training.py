@@ -307,9 +307,9 @@ def train(config_path: str, out_dir: str, resume: bool = False, overrides: Optio
     parser = build_parser(mcfg, [ex.tree for ex in train_ex], pretrained=pretrained)
     if tcfg["init_from"] and not resume:
         # Warm start from an exported model (weights only: a fresh optimizer and schedule).
-        from .loading import _load_chart_parser
+        from .loading import load_chart_parser
 
-        start, meta = _load_chart_parser(Path(tcfg["init_from"]), "")
+        start, meta = load_chart_parser(Path(tcfg["init_from"]), "")
         if start.label_vocab != parser.label_vocab or start.tag_vocab != parser.tag_vocab:
             raise ModelLoadError(Errors.E121.format(
                 path=tcfg["init_from"], reason="its label or tag vocabulary differs from this "
