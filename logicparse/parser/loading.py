@@ -17,11 +17,10 @@ from typing import Optional, Sequence
 
 from ..errors import Errors, ModelLoadError, ParseError
 from ..ptb import escape
-from ..trees import ParseTree
 from ..resources import PARSER_DIR
+from ..trees import ParseTree
 
 BUNDLED_DIR = PARSER_DIR
-WORD_EMBEDDINGS = "pretrained_model.embeddings.word_embeddings.weight"
 
 # What spaCy's benepar component does to raw text before the encoder sees it: typographic quotes
 # and dashes become the ASCII forms the treebanks use.
