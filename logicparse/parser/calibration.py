@@ -28,7 +28,7 @@ def span_scores(model, examples: Sequence[TreebankExample]) -> list[np.ndarray]:
     ChartParserModel."""
     scores = []
     for b in range(0, len(examples), 64):
-        scores += list(model._parser.parse(list(examples[b : b + 64]), return_scores=True,
+        scores += list(model.chart_parser.parse(list(examples[b : b + 64]), return_scores=True,
                                            subbatch_max_tokens=model.subbatch_max_tokens))
     return scores
 
@@ -53,7 +53,7 @@ def f1_by_bias(decoder, examples: Sequence[TreebankExample], scores: Sequence[np
 def calibrate_span_bias(model, examples: Sequence[TreebankExample],
                         candidates: Sequence[float] = CANDIDATES) -> dict:
     """F1 for each candidate bias on ``examples``: span scores are computed once."""
-    return f1_by_bias(model._parser.decoder, examples, span_scores(model, examples), candidates)
+    return f1_by_bias(model.chart_parser.decoder, examples, span_scores(model, examples), candidates)
 
 
 def best_bias(results: dict) -> float:
