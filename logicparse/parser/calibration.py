@@ -29,7 +29,7 @@ def span_scores(model, examples: Sequence[TreebankExample]) -> list[np.ndarray]:
     scores = []
     for b in range(0, len(examples), 64):
         scores += list(model.chart_parser.parse(list(examples[b : b + 64]), return_scores=True,
-                                           subbatch_max_tokens=model.subbatch_max_tokens))
+                                                subbatch_max_tokens=model.subbatch_max_tokens))
     return scores
 
 

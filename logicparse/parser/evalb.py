@@ -142,7 +142,7 @@ def score_sentence_full(gold, test) -> SentenceScore:
     g, t = brackets(gold, keep_gold), brackets(test, keep_test)
     row.matched, row.gold, row.test = sum((g & t).values()), sum(g.values()), sum(t.values())
     row.crossing = _crossing(t, g)
-    tagged = [(gt, tt) for (gw, gt), (_, _, tt) in zip(gold_pos, test_words) if gt not in PUNCT_TAGS]
+    tagged = [(gt, tt) for (_, gt), (_, _, tt) in zip(gold_pos, test_words) if gt not in PUNCT_TAGS]
     row.words = len(tagged)
     row.correct_tags = sum(gt == tt for gt, tt in tagged)
     return row
