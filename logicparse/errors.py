@@ -160,6 +160,12 @@ class Errors(metaclass=_WithCodes):
     E320 = "Annotation failed: {type}: {message}"
     E321 = ("A worker process died while annotating this document ({reason}); it was retried alone "
             "and died again.")
+    E330 = ("Annotator.pipe got fewer ids than texts: text {index} has no id ({n} ids). Pass one id "
+            "per text, or leave ids out (ids are then '0', '1', ...).")
+    E331 = ("Annotator.pipe got more ids than texts ({n} texts). Pass one id per text, or leave ids "
+            "out (ids are then '0', '1', ...).")
+    E333 = ("Text has {n} characters; the annotator accepts at most {limit} (spaCy's nlp.max_length). "
+            "Split it into several documents, or raise annotator.nlp.max_length if memory allows.")
 
     # --- E4xx: service ----------------------------------------------------------------------
     E401 = ("Request body is {size} bytes; this service accepts at most {limit} bytes. Send less "
@@ -182,6 +188,22 @@ class Errors(metaclass=_WithCodes):
             "raise LOGICPARSE_TIMEOUT / --timeout on the server.")
     E411 = "The models are still loading. Retry after {retry} s."
     E412 = "The service could not load its models ({type}: {reason}). Check --parser and --senses."
+    E413 = ("No route {path}. The API: POST /v1/annotate, GET /v1/labels, /v1/taxonomy, /healthz, "
+            "/readyz; the page at /, the reference at /docs.")
+    E414 = "{method} is not allowed on {path}; it accepts {allowed}. See /docs."
+    E415 = ("The request body could not be read as JSON ({reason}). Send one JSON object such as "
+            "{{\"text\": \"...\"}}; nesting deeper than a few levels is never needed.")
+    E416 = ("The request's {part} did not arrive within {timeout} s; the connection is closed. Send "
+            "the whole request at once, or raise LOGICPARSE_READ_TIMEOUT / --read-timeout on the server.")
+    E417 = ("The service is receiving {n} request bodies already (its limit). Retry after {retry} s, "
+            "or raise LOGICPARSE_MAX_CONNECTIONS / --max-connections on the server.")
+    E418 = ("Request has {n} tokens of text; this service parses at most {limit} per request. Split "
+            "the text over several requests, or raise LOGICPARSE_MAX_TOKENS / --max-tokens on the "
+            "server.")
+    E419 = ("Malformed HTTP request ({reason}): the server could not read it. Check the request "
+            "line and headers (Content-Length must be a non-negative integer).")
+    E420 = ("Internal error ({type}) while answering this request. It is a bug in logicparse: the "
+            "server log has the traceback; please report it.")
 
     # --- E5xx: modeling and training --------------------------------------------------------
     E501 = ("logic_ids has shape {got}, but the input ids have shape {ids}: logic_ids must be "

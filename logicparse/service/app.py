@@ -22,6 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import logicparse
 from logicparse import taxonomy
@@ -29,7 +30,9 @@ from logicparse.annotator import check_text
 from logicparse.errors import Errors, LogicparseError
 from logicparse.tokens.document import Document
 
-from .limits import BodyGuard, Busy, TimedOut, WorkPool
+from .errors import (BadRequest, Loading, MethodNotAllowed, NotFound, ServiceError, TooLarge,
+                     error_body)
+from .limits import BodyGuard, WorkPool
 from .settings import Settings
 
 logger = logging.getLogger("logicparse.service")
@@ -90,8 +93,9 @@ class Ready(BaseModel):
     version: str
 
 
-def _error(status: int, code: str, detail: str, headers: Optional[dict] = None) -> JSONResponse:
-    return JSONResponse({"detail": detail, "code": code}, status_code=status, headers=headers)
+def _error_response(exc: BaseException) -> Response:
+    status, body, headers = error_body(exc)
+    return Response(body, status_code=status, headers=headers, media_type="application/json")
 
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -160,20 +164,52 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
     )
     app.state.annotator = annotator
 
-    def work(texts: list[str], ids: list[str]) -> list[Document]:
-        return _annotate(app.state.annotator, texts, ids)
+    def work(texts: list[str], ids: list[str]):
+        annotator = app.state.annotator
+        if hasattr(annotator, "pipe_steps"):  # stepped: interleaved with other work, stoppable
+            return annotator.pipe_steps(texts, ids)
+        return list(annotator.pipe(texts, batch_size=max(1, len(texts)), ids=ids))
 
     def new_pool() -> WorkPool:
         return WorkPool(work, threads=settings.threads, queue=settings.queue,
-                        timeout=settings.timeout, batch_size=settings.batch_size)
+                        timeout=settings.timeout, batch_size=settings.batch_size,
+                        retry_after=settings.retry_after)
 
     # Threads start on the first request, so an app that never serves costs nothing.
     app.state.pool = new_pool()
     app.state.settings = settings
-    app.add_middleware(BodyGuard, limit=settings.body_limit, max_chars=settings.max_chars)
+    app.add_middleware(BodyGuard, limit=settings.body_limit, max_chars=settings.max_chars,
+                       read_timeout=settings.read_timeout, max_bodies=settings.max_connections,
+                       retry_after=settings.retry_after)
 
     page = {name: _static(name) for name in ("index.html", "app.js", "style.css")}
     swagger = _swagger_files()
+
+    @app.exception_handler(LogicparseError)
+    async def _ours(request: Request, exc: LogicparseError):
+        return _error_response(exc)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        # The framework's own refusals (no route, wrong method, unreadable body) in our shape.
+        path = request.url.path
+        if exc.status_code == 404:
+            return _error_response(NotFound(Errors.E413.format(path=path)))
+        if exc.status_code == 405:
+            allowed = (exc.headers or {}).get("Allow", "")
+            return _error_response(MethodNotAllowed(
+                Errors.E414.format(method=request.method, path=path, allowed=allowed or "?"),
+                {"Allow": allowed} if allowed else None))
+        if exc.status_code == 400:
+            cause = exc.__cause__
+            reason = f"{type(cause).__name__}: {cause}" if cause else exc.detail
+            return _error_response(BadRequest(Errors.E415.format(reason=reason)))
+        return _error_response(ServiceError(str(exc.detail)))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception):
+        logger.exception("unexpected error on %s %s", request.method, request.url.path)
+        return _error_response(exc)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
@@ -210,10 +246,10 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
             texts = [t if isinstance(t, str) else t.text for t in body.text]
             ids = [str(i) if isinstance(t, str) else t.id for i, t in enumerate(body.text)]
         if len(texts) > settings.max_texts:
-            return _error(413, "E403", Errors.E403.format(n=len(texts), limit=settings.max_texts))
+            raise TooLarge(Errors.E403.format(n=len(texts), limit=settings.max_texts))
         n_chars = sum(len(t) for t in texts)
         if n_chars > settings.max_chars:
-            return _error(413, "E402", Errors.E402.format(n=n_chars, limit=settings.max_chars))
+            raise TooLarge(Errors.E402.format(n=n_chars, limit=settings.max_chars))
         for field, values in (("text", texts), ("id", ids)):
             for i, value in enumerate(values):
                 try:
@@ -221,20 +257,18 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
                 except LogicparseError as e:
                     where = "body." + (field if single else f"text[{i}]" + (
                         "" if field == "text" else ".id"))
-                    return _error(400, "E407", Errors.E407.format(where=where, reason=e))
+                    raise BadRequest(Errors.E407.format(where=where, reason=e)) from None
 
         state = app.state
         if state.annotator is None or state.pool is None:
-            return _error(503, "E411", Errors.E411.format(retry=settings.retry_after),
-                          {"Retry-After": str(settings.retry_after)})
-        try:
-            docs = await state.pool.run(texts, ids)
-        except Busy as e:
-            return _error(503, "E409", Errors.E409.format(
-                pending=e.args[0], capacity=state.pool.capacity, retry=settings.retry_after),
-                {"Retry-After": str(settings.retry_after)})
-        except TimedOut:
-            return _error(504, "E410", Errors.E410.format(timeout=settings.timeout))
+            raise Loading(Errors.E411.format(retry=settings.retry_after),
+                          {"Retry-After": settings.retry_after})
+        # A token is at least one character: only a text longer than the bound needs counting.
+        if n_chars > settings.max_tokens and hasattr(state.annotator, "segment"):
+            n_tokens = await asyncio.to_thread(_count_tokens, state.annotator, texts)
+            if n_tokens > settings.max_tokens:
+                raise TooLarge(Errors.E418.format(n=n_tokens, limit=settings.max_tokens))
+        docs = await state.pool.run(texts, ids)
         records = [d.to_dict() for d in docs]
         return records[0] if single else records
 
@@ -260,8 +294,8 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         """The models are loaded and requests are served."""
         state = app.state
         if state.annotator is None or state.pool is None:
-            return _error(503, "E411", Errors.E411.format(retry=settings.retry_after),
-                          {"Retry-After": str(settings.retry_after)})
+            raise Loading(Errors.E411.format(retry=settings.retry_after),
+                          {"Retry-After": settings.retry_after})
         return {"status": "ready", "parser": _parser_name(state.annotator),
                 "senses": _senses_name(state.annotator), "threads": state.pool.threads,
                 "capacity": state.pool.capacity, "pending": state.pool.pending,
@@ -301,9 +335,8 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
     return app
 
 
-def _annotate(annotator, texts: list[str], ids: list[str]) -> list[Document]:
-    # The batch path (Annotator.pipe): a document that fails becomes a row with `error` set.
-    return list(annotator.pipe(texts, batch_size=max(1, len(texts)), ids=ids))
+def _count_tokens(annotator, texts: list[str]) -> int:
+    return sum(len(toks) for text in texts for toks, _, _ in annotator.segment(text))
 
 
 def _where(error: dict) -> str:
