@@ -46,6 +46,10 @@ class DataFormatError(LogicparseError, ValueError):
     """An input data file (treebank, GDTB, task data, shard) is not in the expected format."""
 
 
+class OutputError(LogicparseError, OSError):
+    """An output (shard directory, file) cannot be written: permissions, a full disk."""
+
+
 class _WithCodes(type):
     """spaCy's ``ErrorsWithCodes``: attribute access prefixes the message with its name."""
 
@@ -143,8 +147,9 @@ class Errors(metaclass=_WithCodes):
     E307 = "Unknown text encoding {value!r}. Use a Python codec name such as 'utf-8' or 'latin-1'."
     E308 = "{path} has no column {field!r} (columns: {cols}). Name the text column with --text-field."
     E309 = "{path} is not an Arrow IPC file or stream ({reason}). Convert it, or save it as .parquet."
-    E310 = ("{path} holds shards of a different run ({reason}). Resuming would mix two runs: pass "
-            "--overwrite to start again, or choose another --out.")
+    E310 = ("{path} holds shards of a different run: {reason}. Resuming would mix two runs: "
+            "restore the inputs and settings of that run to resume it, pass --overwrite to annotate "
+            "everything again, or choose another --out.")
     E311 = ("{path} exists and is not a logicparse shard directory (no manifest.json, but other files). "
             "Choose an empty or new --out, or pass --overwrite to replace its contents.")
     E312 = "{path} is not a shard directory: no manifest.json and no shard-*.arrow files. Run `logicparse annotate ... --out {path}` first."
@@ -164,6 +169,16 @@ class Errors(metaclass=_WithCodes):
             "per text, or leave ids out (ids are then '0', '1', ...).")
     E331 = ("Annotator.pipe got more ids than texts ({n} texts). Pass one id per text, or leave ids "
             "out (ids are then '0', '1', ...).")
+    E337 = ("Cannot write {path} ({reason}). Choose an --out on a writable disk with free space; "
+            "the shards already written are kept, and rerunning the same command resumes.")
+    W310 = "Shard {file} does not match manifest.json ({reason}): annotating it again."
+    W311 = ("{n} document ids occur more than once (first: {examples}). Every record still gets "
+            "its row, but `logicparse shards show --id` finds only the first: give each record a "
+            "unique id (--id-field).")
+    E335 = ("{where}: the text field {field!r} is {what}, not a string. The record is kept as a "
+            "row with this error; fix the input and rerun with --overwrite to annotate it.")
+    E336 = ("Cannot read {path} ({reason}). The document is kept as a row with this error; make "
+            "the file readable and rerun with --overwrite to annotate it.")
     E333 = ("Text has {n} characters; the annotator accepts at most {limit} (spaCy's nlp.max_length). "
             "Split it into several documents, or raise annotator.nlp.max_length if memory allows.")
 

@@ -75,6 +75,9 @@ def annotate(
     run = manifest["run"]
     rate = run["documents_annotated"] / run["seconds"] if run["seconds"] else 0.0
     resumed = f", {run['resumed_shards']} resumed" if run["resumed_shards"] else ""
+    if run["rewritten_shards"]:  # each was also named in a warning as it was found
+        resumed += (f", {len(run['rewritten_shards'])} annotated again (did not match "
+                    "manifest.json)")
     dec = manifest["decoding"]
     typer.echo(f"{manifest['documents']} documents ({manifest['failed']} failed, "
                f"{dec['documents']} decoded with {dec['fallback']}) "

@@ -130,8 +130,8 @@ class _Job:
 @dataclass(eq=False)
 class _Batch:
     jobs: list
-    steps: object  # a generator of work steps, or None once done
-    started: float
+    steps: object = None  # a generator of work steps
+    turn: float = 0.0  # seconds of work in its current turn
 
 
 class WorkPool:
@@ -143,9 +143,11 @@ class WorkPool:
     waiting request that fits in ``batch_size`` texts and annotates them in one ``work`` call:
     the parser handles a batch of sentences in much less time than one by one.
 
-    Stepped work is interleaved: once a batch has run ``slice_s`` seconds, the requests waiting
-    behind it start as a new batch, and the thread takes turns, one step each (new work first).
-    So a one-sentence request waits for at most one step of a long one, not for all of it.
+    Stepped work is interleaved: a batch keeps the thread for steps worth ``slice_s`` seconds,
+    then the requests waiting behind it start as a new batch, which goes first, and the batches
+    take turns of ``slice_s``. So a one-sentence request waits for at most one step of a long
+    one (a chunk of parsing, about a second), not for all of it; ordinary batches, shorter than a
+    turn, run as before.
 
     A request past ``timeout`` seconds is answered TimedOut. If it was still waiting it is dropped
     at once; if it had started, its batch is closed before its next step once every request in it
@@ -223,11 +225,12 @@ class WorkPool:
                     for b in active:
                         self._end(b, error=RuntimeError("the work pool is shut down"))
                     return
-                now = time.monotonic()
                 jobs = (self._take() if self._jobs and (
-                    not active or now - active[0].started > self.slice_s) else [])
+                    not active or active[0].turn > self.slice_s) else [])
             if jobs:
-                batch = _Batch(jobs, None, time.monotonic())
+                if active:
+                    active[0].turn = 0.0  # its turn ends: the new batch goes first
+                batch = _Batch(jobs)
                 try:
                     batch.steps = self.work([t for j in jobs for t in j.texts],
                                             [i for j in jobs for i in j.ids])
@@ -248,6 +251,7 @@ class WorkPool:
             self.abandoned += 1
             self._end(batch, error=TimedOut(Errors.E410.format(timeout=self.timeout)))
             return
+        t0 = time.monotonic()
         try:
             next(batch.steps)
         except StopIteration as done:
@@ -255,7 +259,12 @@ class WorkPool:
         except BaseException as e:  # noqa: BLE001 - handed to the waiting requests
             self._end(batch, error=e)
         else:
-            active.append(batch)
+            batch.turn += time.monotonic() - t0
+            if batch.turn <= self.slice_s:
+                active.appendleft(batch)  # its turn goes on
+            else:
+                batch.turn = 0.0 if len(active) else batch.turn
+                active.append(batch)
 
     def _end(self, batch: _Batch, result: Optional[list] = None,
              error: Optional[BaseException] = None) -> None:
