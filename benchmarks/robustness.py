@@ -166,7 +166,303 @@ def case_pathological(tmp: Path) -> None:
     check(1, "next request 200", after.status_code == 200, f"{after_s:.2f} s")
 
 
-CASES = {1: case_pathological}
+# --- 2 ----------------------------------------------------------------------------------------
+
+def _stall(port: int, partial: bytes) -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(partial)
+    return s
+
+
+def _answer(s: socket.socket, wait: float) -> tuple[bytes, float]:
+    """What the server sends before it closes ``s``, and when (None: still open)."""
+    s.settimeout(wait)
+    t0, data = time.monotonic(), b""
+    try:
+        while chunk := s.recv(65536):
+            data += chunk
+        return data, time.monotonic() - t0
+    except socket.timeout:
+        return data, None
+    finally:
+        s.close()
+
+
+def case_slow_clients(tmp: Path) -> None:
+    print("2. slow clients (--max-connections 6, --read-timeout 5)", flush=True)
+    with serve("--senses", "none", "--max-connections", "6", "--read-timeout", "5",
+               log=tmp / "serve2.log") as (url, port, _):
+        body_stalls = [_stall(port, b"POST /v1/annotate HTTP/1.1\r\nHost: x\r\n"
+                              b"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{")
+                       for _ in range(6)]
+        header_stalls = [_stall(port, b"POST /v1/annotate HTTP/1.1\r\nHost: x\r\n")
+                         for _ in range(6)]
+        t_open = time.monotonic()
+        time.sleep(0.5)
+        health = httpx.get(url + "/healthz", timeout=5)
+        check(2, "/healthz answers while 12 sockets stall", health.status_code == 200,
+              str(health.status_code))
+        busy = httpx.post(url + "/v1/annotate", json={"text": SENTENCE}, timeout=30)
+        check(2, "a 7th body is refused with a coded 503 (not queued)",
+              busy.status_code == 503 and busy.json().get("code") == "E417",
+              f"{busy.status_code} {busy.json().get('code')}")
+        answers = [_answer(s, 15 - (time.monotonic() - t_open)) for s in body_stalls + header_stalls]
+        closed = [a for a in answers if a[1] is not None]
+        check(2, "every stalled socket gets 408 {detail, code} and is closed within 5 s + 2 s",
+              len(closed) == 12 and all(b" 408 " in d.split(b"\r\n")[0] and b'"code": "E416"'
+                                        in d for d, _ in answers)
+              and time.monotonic() - t_open < 8,
+              f"{len(closed)} of 12 closed, {time.monotonic() - t_open:.1f} s after they stalled")
+        ok = httpx.post(url + "/v1/annotate", json={"text": SENTENCE}, timeout=30)
+        check(2, "annotation works again", ok.status_code == 200, str(ok.status_code))
+
+
+# --- 3 ----------------------------------------------------------------------------------------
+
+CORPUS = [
+    "If it rains tomorrow, we will stay at home and read.",
+    "She left early since she had a train to catch.",
+    "The plan was cheap; however, nobody liked it.",
+    "He kept working while the others went out for lunch.",
+    "Although the team played well, they did not win the final.",
+    "The road was closed due to the storm, so we went back.",
+]
+
+
+def without_permission_override() -> None:
+    """Drop CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the bounding set (Linux): root then
+    meets file permissions like any user, which it otherwise reads and writes through."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+        if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def annotate(*args, cwd: Path, user: bool = False) -> subprocess.CompletedProcess:
+    """`logicparse annotate ...`; ``user``: bound by file permissions even when run as root."""
+    kw = {"preexec_fn": without_permission_override} if user and os.geteuid() == 0 else {}
+    return subprocess.run([*CLI, "annotate", *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=600, **kw)
+
+
+def sha256s(out: Path) -> list[str]:
+    return [hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.glob("shard-*.arrow"))]
+
+
+def case_corrupted_shard(tmp: Path) -> None:
+    print("3. corrupted shard", flush=True)
+    src = tmp / "corpus3.jsonl"
+    src.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n"
+                           for i, t in enumerate(CORPUS)))
+    args = [src, "--shard-size", 2, "--senses", "none", "--quiet"]
+    ref = annotate(*args, "--out", tmp / "ref3", cwd=tmp)
+    check(3, "uninterrupted run", ref.returncode == 0, ref.stderr.strip()[-200:])
+    out = tmp / "bad3"
+    shutil.copytree(tmp / "ref3", out)
+    shard = out / "shard-00001.arrow"
+    data = bytearray(shard.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    shard.write_bytes(bytes(data))
+    rerun = annotate(*args, "--out", out, cwd=tmp)
+    said = "shard-00001.arrow does not match manifest.json" in rerun.stderr
+    check(3, "the rerun says it annotates the corrupted shard again",
+          rerun.returncode == 0 and said, rerun.stderr.strip().splitlines()[0] if
+          rerun.stderr.strip() else f"exit {rerun.returncode}")
+    manifest = json.loads((out / "manifest.json").read_text())
+    check(3, "final shards equal the uninterrupted run's (sha256)",
+          sha256s(out) == sha256s(tmp / "ref3") and
+          [e["sha256"] for e in manifest["shards"]] == sha256s(tmp / "ref3"),
+          f"{len(sha256s(out))} shards, rewritten {manifest['run']['rewritten_shards']}")
+
+
+# --- 4 ----------------------------------------------------------------------------------------
+
+def case_bad_records(tmp: Path) -> None:
+    print("4. bad records", flush=True)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    src = tmp / "bad4.jsonl"
+    src.write_text(json.dumps({"id": "ok", "text": CORPUS[0]}) + "\n"
+                   + json.dumps({"id": "int", "text": 42}) + "\n"
+                   + json.dumps({"id": "null", "text": None}) + "\n"
+                   + "{not json\n" + json.dumps({"id": "ok2", "text": CORPUS[1]}) + "\n")
+    pq.write_table(pa.table({"text": [1, 2]}), tmp / "ints4.parquet")
+    r = annotate(src, tmp / "ints4.parquet", "--out", tmp / "out4", "--senses", "none",
+                 "--quiet", cwd=tmp)
+    check(4, "the run completes (exit 0, no traceback)",
+          r.returncode == 0 and "Traceback" not in r.stderr, f"exit {r.returncode}")
+    if r.returncode != 0:
+        return
+    from logicparse.batch import read_shards
+
+    rows = read_shards(tmp / "out4").to_pylist()
+    got = {row["id"]: (row["error"] or "")[:6] for row in rows}
+    check(4, "one row per record, bad ones with a coded error",
+          got == {"ok": "", "int": "[E335]", "null": "[E335]", "bad4:4": "[E303]", "ok2": "",
+                  "ints4:1": "[E335]", "ints4:2": "[E335]"}, json.dumps(got))
+
+
+# --- 5 ----------------------------------------------------------------------------------------
+
+def case_tracebacks(tmp: Path) -> None:
+    print("5. errors instead of tracebacks", flush=True)
+    d = tmp / "in5"
+    d.mkdir()
+    (d / "fine.txt").write_text(CORPUS[2])
+    (d / "secret.txt").write_text(CORPUS[3])
+    (d / "secret.txt").chmod(0o000)
+    (d / "huge.txt").write_text("word " * 200_001)  # 1,000,005 characters
+    r = annotate(d, "--out", tmp / "out5", "--senses", "none", "--quiet", cwd=tmp, user=True)
+    ok = r.returncode == 0 and "Traceback" not in r.stderr
+    rows = {}
+    if ok:
+        from logicparse.batch import read_shards
+
+        rows = {row["id"]: (row["error"] or "")[:6] for row in
+                read_shards(tmp / "out5").to_pylist()}
+    check(5, "unreadable file and over-long text are rows with coded errors, the run completes",
+          ok and rows == {"fine": "", "secret": "[E336]", "huge": "[E333]"},
+          f"exit {r.returncode}, rows {rows}")
+    ro = tmp / "readonly5"
+    ro.mkdir()
+    ro.chmod(0o555)
+    r = annotate(d / "fine.txt", "--out", ro / "out", "--senses", "none", "--quiet", cwd=tmp,
+                 user=True)
+    check(5, "read-only output directory: a coded error, exit 2, no traceback",
+          r.returncode == 2 and "[E337]" in r.stderr and "Traceback" not in r.stderr,
+          r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}")
+    # A full disk: a 4 KiB tmpfs (needs the right to mount; said so when it is missing).
+    full = tmp / "full5"
+    full.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", str(full)],
+                             capture_output=True).returncode == 0
+    if not mounted:
+        print("  [skip] full disk: cannot mount a small tmpfs here", flush=True)
+    else:
+        try:
+            r = annotate(d / "fine.txt", d / "huge.txt", "--out", full / "out", "--senses", "none",
+                         "--quiet", cwd=tmp)
+            check(5, "full disk: a coded error, exit 2, no traceback",
+                  r.returncode == 2 and "[E337]" in r.stderr and "Traceback" not in r.stderr,
+                  r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}")
+        finally:
+            subprocess.run(["umount", str(full)], check=False)
+    from logicparse import Annotator
+
+    try:
+        Annotator(parser=_FlatParser(), senses=None).annotate("x" * 1_000_001)
+        check(5, "Annotator.annotate of 1,000,001 characters: a coded error", False, "no error")
+    except Exception as e:  # noqa: BLE001 - what kind is the point of the check
+        check(5, "Annotator.annotate of 1,000,001 characters: a coded error",
+              getattr(e, "code", None) == "E333", f"{type(e).__name__}: {str(e)[:60]}")
+
+
+class _FlatParser:
+    name, max_length = "flat", 300
+
+    def parse(self, sentences):
+        return ["(S " + " ".join(f"(XX {t})" for t in toks) + ")" for toks in sentences]
+
+
+# --- 6 ----------------------------------------------------------------------------------------
+
+def case_pipe(tmp: Path) -> None:
+    print("6. Annotator.pipe keeps what it read", flush=True)
+    from logicparse import Annotator
+
+    annotator = Annotator(parser="default", senses=None)
+
+    def failing():
+        yield from CORPUS[:4]
+        raise OSError("the source broke")
+
+    got = []
+    try:
+        for doc in annotator.pipe(failing(), batch_size=32):
+            got.append(doc)
+        error = None
+    except OSError as e:
+        error = e
+    check(6, "four Documents, then the generator's own error",
+          len(got) == 4 and all(d.tokens and d.error is None for d in got) and error is not None,
+          f"{len(got)} documents, then {type(error).__name__}: {error}")
+    got = []
+    try:
+        for doc in annotator.pipe(CORPUS[:4], ids=["a", "b"]):
+            got.append(doc.id)
+        error = None
+    except Exception as e:  # noqa: BLE001
+        error = e
+    check(6, "fewer ids than texts: the Documents with ids, then a coded error",
+          got == ["a", "b"] and getattr(error, "code", None) == "E330",
+          f"{got}, then {type(error).__name__}: {str(error)[:50]}")
+
+
+# --- 7 ----------------------------------------------------------------------------------------
+
+def _raw(port: int, request: bytes) -> tuple[int, dict]:
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(request)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)
+
+
+def case_smaller(tmp: Path) -> None:
+    print("7. smaller", flush=True)
+    src = tmp / "dup7.jsonl"
+    src.write_text("".join(json.dumps({"id": "same", "text": t}) + "\n" for t in CORPUS[:3]))
+    r = annotate(src, "--out", tmp / "out7", "--senses", "none", "--quiet", cwd=tmp)
+    check(7, "duplicate ids are reported", r.returncode == 0 and "[W311]" in r.stderr,
+          r.stderr.strip().splitlines()[-1][:90] if r.stderr.strip() else "nothing said")
+    d = tmp / "in7"
+    d.mkdir()
+    (d / "a.txt").write_text(CORPUS[0])
+    (d / "loop.txt").symlink_to(d / "loop.txt")
+    r = annotate(d, "--out", tmp / "out7b", "--senses", "none", "--quiet", cwd=tmp)
+    rows = {}
+    if r.returncode == 0:
+        from logicparse.batch import read_shards
+
+        rows = {row["id"]: (row["error"] or "")[:6] for row in
+                read_shards(tmp / "out7b").to_pylist()}
+    check(7, "a symlink loop is a row with a coded error", rows == {"a": "", "loop": "[E336]"},
+          f"exit {r.returncode}, rows {rows}")
+    with serve("--senses", "none", log=tmp / "serve7.log") as (url, port, proc):
+        deep = b'{"text": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+        cases = {
+            "Content-Length: abc": b"POST /v1/annotate HTTP/1.1\r\nHost: x\r\n"
+                                   b"Content-Length: abc\r\n\r\n{}",
+            "deep JSON nesting": b"POST /v1/annotate HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                                 b"application/json\r\nConnection: close\r\nContent-Length: "
+                                 + str(len(deep)).encode() + b"\r\n\r\n" + deep,
+            "404": b"GET /nowhere HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            "405": b"DELETE /v1/annotate HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        }
+        for name, request in cases.items():
+            status, body = _raw(port, request)
+            check(7, f"{name}: {{detail, code}}", 400 <= status < 500 and set(body) ==
+                  {"detail", "code"} and body["code"].startswith("E4"), f"{status} {body['code']}")
+        # SIGTERM with a request in flight: the server finishes and exits without a traceback.
+        t = threading.Thread(target=lambda: httpx.post(url + "/v1/annotate",
+                                                       json={"text": "a " * 3000}, timeout=60))
+        t.start()
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(90)
+        t.join()
+    log = (tmp / "serve7.log").read_text()
+    check(7, "SIGTERM: the server exits without a traceback", "Traceback" not in log,
+          f"exit {proc.returncode}")
+
+
+CASES = {1: case_pathological, 2: case_slow_clients, 3: case_corrupted_shard,
+         4: case_bad_records, 5: case_tracebacks, 6: case_pipe, 7: case_smaller}
 
 
 def main() -> None:
