@@ -13,10 +13,11 @@ from typing import Generator, Iterable, Iterator, Optional, Sequence, Union
 
 from .errors import Errors, InputTextError, LogicparseError, TreeFormatError
 from .mapping import Match, find_keywords, layer_labels, map_keyword
+from .ptb import split_trees
 from .senses import SenseDecision, SenseModel, SenseQuery, load_senses
 from .taxonomy import RELATIONS, category
 from .tokens import Document, Relation
-from .trees import ParseTree, iter_trees, read_tree
+from .trees import ParseTree, read_tree, strip_wrappers
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +34,10 @@ _NO_ID = object()
 # sentences of a batch are parsed in chunks whose summed squared lengths stay under this bound:
 # one sentence of the parser's longest (300 tokens), or a few hundred ordinary ones.
 PARSE_CHUNK_COST = 300 ** 2
+
+
+# A sentence before parsing: its tokens and their character offsets (starts, ends).
+Segment = tuple[list[str], list[int], list[int]]
 
 
 @dataclass
@@ -163,7 +168,7 @@ def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
 
 def _tree_sentences(trees: Union[str, Sequence[str]]) -> list[Sentence]:
     if isinstance(trees, str):
-        trees = list(iter_trees(trees))
+        trees = list(split_trees(trees))
     elif not isinstance(trees, (list, tuple)):
         raise TreeFormatError(Errors.E013.format(type=type(trees).__name__))
     sentences, pos = [], 0
@@ -273,70 +278,89 @@ class Annotator:
                 checked.append((doc_id, check_text(text, self.max_chars)))
             except LogicparseError as e:
                 errors[i] = Document.failed(doc_id, text if isinstance(text, str) else "", str(e))
+        done = iter((yield from self._segmented_steps(
+            [(doc_id, text, self.segment(text)) for doc_id, text in checked])))
+        return [errors[i] if i in errors else next(done) for i in range(len(batch))]
+
+    def annotate_segmented(self, items: Sequence[tuple[str, str, list[Segment]]]) -> list[Document]:
+        """(id, text, sentences) -> Documents, the sentences already tokenised (see ``segment``;
+        the spaCy component passes a spaCy Doc's). The sentences are parsed in bounded chunks
+        (``PARSE_CHUNK_COST``); if that fails, the documents are annotated one by one, so that
+        only the failing ones come back with ``error`` set (E320)."""
+        return _drain(self._segmented_steps(items))
+
+    def _segmented_steps(self, items: Sequence[tuple[str, str, list[Segment]]]):
         try:
-            done = iter((yield from self._annotate_steps(checked)))
+            return (yield from self._parse_and_build(items))
         except Exception:  # noqa: BLE001 - one bad document must not sink its batch
             # Find the culprit(s): annotate one by one so that the others still succeed.
             alone = []
-            for doc_id, text in checked:
+            for item in items:
                 try:
-                    alone.append((yield from self._annotate_steps([(doc_id, text)]))[0])
+                    alone.append((yield from self._parse_and_build([item]))[0])
                 except Exception as e:  # noqa: BLE001 - recorded in the row, the run goes on
-                    alone.append(Document.failed(doc_id, text, Errors.E320.format(
+                    alone.append(Document.failed(item[0], item[1], Errors.E320.format(
                         type=type(e).__name__, message=e)))
-            done = iter(alone)
-        return [errors[i] if i in errors else next(done) for i in range(len(batch))]
+            return alone
 
     def _annotate_batch(self, docs: Sequence[tuple[str, str]]) -> list[Document]:
-        return _drain(self._annotate_steps(docs))
+        return _drain(self._parse_and_build([(d, t, self.segment(t)) for d, t in docs]))
 
-    def _annotate_steps(self, docs: Sequence[tuple[str, str]]):
-        segmented = [self.segment(text) for _, text in docs]
-        flat = [toks for sents in segmented for toks, _, _ in sents]
-        trees: list[str] = []
-        for a, b in parse_chunks([len(t) for t in flat], PARSE_CHUNK_COST):
+    def _parse_and_build(self, items: Sequence[tuple[str, str, list[Segment]]]):
+        """Steps: one before each chunk of parsing, one before the Documents are built."""
+        flat = [toks for _, _, sents in items for toks, _, _ in sents]
+        trees = []
+        for a, b in parse_chunks([len(t) for t in flat]):
             yield
             trees.extend(self.parser.parse(flat[a:b]))
         parsed = iter(trees)
-        items = []
-        for (doc_id, text), sents in zip(docs, segmented):
+        out = []
+        for doc_id, text, sents in items:
             sentences = []
             for toks, starts, ends in sents:
-                bracketed = next(parsed)
-                sentences.append(Sentence(toks, starts, ends, read_tree(bracketed, toks), bracketed))
-            items.append((doc_id, text, sentences))
+                tree = next(parsed)
+                sentences.append(Sentence(toks, starts, ends, strip_wrappers(tree), tree.to_string()))
+            out.append((doc_id, text, sentences))
         yield
-        return build_documents(items, self.senses)
+        return build_documents(out, self.senses)
 
-    def segment(self, text: str) -> list[tuple[list[str], list[int], list[int]]]:
-        """Sentences as (tokens, starts, ends). Whitespace tokens are dropped; a blank line always
-        ends a sentence; a sentence longer than the parser's ``max_length`` is split into pieces
-        of at most that many tokens (documented recovery: each piece is parsed as a sentence)."""
+    @property
+    def max_sentence_tokens(self) -> int:
+        return max(1, int(getattr(self.parser, "max_length", 512)))
+
+    def segment(self, text: str) -> list[Segment]:
+        """Sentences as (tokens, starts, ends), by spaCy; see ``segment_doc``."""
         clean = _CONTROL.sub(" ", text)
         if not clean.strip():
             return []
-        doc = self.nlp(clean)
-        out = []
-        limit = max(1, int(getattr(self.parser, "max_length", 512)))
-        for sent in doc.sents:
-            toks: list[str] = []
-            starts: list[int] = []
-            pieces = []
-            for tok in sent:
-                if tok.is_space:
-                    if _PARAGRAPH.search(tok.text) and toks:
-                        pieces.append((toks, starts))
-                        toks, starts = [], []
-                    continue
-                toks.append(tok.text)
-                starts.append(tok.idx)
-            if toks:
-                pieces.append((toks, starts))
-            for toks, starts in pieces:
-                for a in range(0, len(toks), limit):
-                    t, s = toks[a:a + limit], starts[a:a + limit]
-                    out.append((t, s, [o + len(w) for o, w in zip(s, t)]))
-        return out
+        return segment_doc(self.nlp(clean), self.max_sentence_tokens)
+
+
+def segment_doc(doc, limit: int) -> list[Segment]:
+    """A spaCy Doc's sentences as (tokens, starts, ends). Whitespace tokens are dropped; a blank
+    line always ends a sentence; a sentence longer than ``limit`` tokens (the parser's
+    ``max_length``) is split into pieces of at most that many tokens (documented recovery: each
+    piece is parsed as a sentence)."""
+    out = []
+    for sent in doc.sents:
+        toks: list[str] = []
+        starts: list[int] = []
+        pieces = []
+        for tok in sent:
+            if tok.is_space:
+                if _PARAGRAPH.search(tok.text) and toks:
+                    pieces.append((toks, starts))
+                    toks, starts = [], []
+                continue
+            toks.append(tok.text)
+            starts.append(tok.idx)
+        if toks:
+            pieces.append((toks, starts))
+        for toks, starts in pieces:
+            for a in range(0, len(toks), limit):
+                t, s = toks[a:a + limit], starts[a:a + limit]
+                out.append((t, s, [o + len(w) for o, w in zip(s, t)]))
+    return out
 
 
 def _load_spacy(name: Optional[str]):
