@@ -46,7 +46,7 @@ import time
 from pathlib import Path
 
 import httpx
-import psutil
+from service_load import free_port, rss_mb  # this folder is on sys.path when run as a script
 
 SENTENCE = "She left early since she had a train to catch."
 CLI = [sys.executable, "-c", "from logicparse.cli import main; main()"]
@@ -57,20 +57,6 @@ def check(case: int, name: str, ok: bool, detail: str = "") -> bool:
     RESULTS.append({"case": case, "check": name, "ok": bool(ok), "detail": detail})
     print(f"  [{'pass' if ok else 'FAIL'}] {name}" + (f": {detail}" if detail else ""), flush=True)
     return ok
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def tree_rss_mb(pid: int) -> float:
-    try:
-        proc = psutil.Process(pid)
-        return sum(p.memory_info().rss for p in [proc] + proc.children(recursive=True)) / 2**20
-    except psutil.NoSuchProcess:
-        return 0.0
 
 
 @contextlib.contextmanager
@@ -111,12 +97,12 @@ def serve(*flags: str, log: Path):
 def case_pathological(tmp: Path) -> None:
     print("1. pathological request in flight", flush=True)
     with serve(log=tmp / "serve1.log") as (url, _, proc):
-        peak = [tree_rss_mb(proc.pid)]
+        peak = [rss_mb(proc.pid)]
         stop = threading.Event()
 
         def sample():
             while not stop.is_set():
-                peak.append(tree_rss_mb(proc.pid))
+                peak.append(rss_mb(proc.pid))
                 time.sleep(0.1)
 
         sampler = threading.Thread(target=sample, daemon=True)

@@ -171,18 +171,18 @@ class Errors(metaclass=_WithCodes):
             "per text, or leave ids out (ids are then '0', '1', ...).")
     E331 = ("Annotator.pipe got more ids than texts ({n} texts). Pass one id per text, or leave ids "
             "out (ids are then '0', '1', ...).")
+    E333 = ("Text has {n} characters; the annotator accepts at most {limit} (spaCy's nlp.max_length). "
+            "Split it into several documents, or raise annotator.nlp.max_length if memory allows.")
+    E335 = ("{where}: the text field {field!r} is {what}, not a string. The record is kept as a "
+            "row with this error; fix the input and rerun with --overwrite to annotate it.")
+    E336 = ("Cannot read {path} ({reason}). The document is kept as a row with this error; make "
+            "the file readable and rerun with --overwrite to annotate it.")
     E337 = ("Cannot write {path} ({reason}). Choose an --out on a writable disk with free space; "
             "the shards already written are kept, and rerunning the same command resumes.")
     W310 = "Shard {file} does not match manifest.json ({reason}): annotating it again."
     W311 = ("{n} document ids occur more than once (first: {examples}). Every record still gets "
             "its row, but `logicparse shards show --id` finds only the first: give each record a "
             "unique id (--id-field).")
-    E335 = ("{where}: the text field {field!r} is {what}, not a string. The record is kept as a "
-            "row with this error; fix the input and rerun with --overwrite to annotate it.")
-    E336 = ("Cannot read {path} ({reason}). The document is kept as a row with this error; make "
-            "the file readable and rerun with --overwrite to annotate it.")
-    E333 = ("Text has {n} characters; the annotator accepts at most {limit} (spaCy's nlp.max_length). "
-            "Split it into several documents, or raise annotator.nlp.max_length if memory allows.")
 
     # --- E4xx: service ----------------------------------------------------------------------
     E401 = ("Request body is {size} bytes; this service accepts at most {limit} bytes. Send less "
@@ -221,6 +221,7 @@ class Errors(metaclass=_WithCodes):
             "line and headers (Content-Length must be a non-negative integer).")
     E420 = ("Internal error ({type}) while answering this request. It is a bug in logicparse: the "
             "server log has the traceback; please report it.")
+    E421 = "The request was refused ({status}: {reason})."
 
     # --- E5xx: modeling and training --------------------------------------------------------
     E501 = ("logic_ids has shape {got}, but the input ids have shape {ids}: logic_ids must be "

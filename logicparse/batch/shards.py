@@ -170,9 +170,9 @@ def _check_dir(out_dir: Path, allow_incomplete: bool, verify: bool) -> list[Path
                 p = out_dir / entry["file"]
                 if not p.exists():
                     raise DataFormatError(Errors.E314.format(path=p, reason="file missing"))
-                digest = file_sha256(p)
-                if digest != entry["sha256"]:
-                    raise DataFormatError(Errors.E314.format(path=p, reason="sha256 differs"))
+                reason = mismatch(p, entry)
+                if reason is not None:
+                    raise DataFormatError(Errors.E314.format(path=p, reason=reason))
     return paths
 
 

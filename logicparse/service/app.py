@@ -30,8 +30,7 @@ from logicparse.annotator import check_text
 from logicparse.errors import Errors, LogicparseError
 from logicparse.tokens.document import Document
 
-from .errors import (BadRequest, Loading, MethodNotAllowed, NotFound, ServiceError, TooLarge,
-                     error_body)
+from .errors import BadRequest, Loading, MethodNotAllowed, NotFound, TooLarge, error_body
 from .limits import BodyGuard, WorkPool
 from .settings import Settings
 
@@ -204,7 +203,9 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
             cause = exc.__cause__
             reason = f"{type(cause).__name__}: {cause}" if cause else exc.detail
             return _error_response(BadRequest(Errors.E415.format(reason=reason)))
-        return _error_response(ServiceError(str(exc.detail)))
+        body = {"detail": Errors.E421.format(status=exc.status_code, reason=exc.detail),
+                "code": "E421"}
+        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception):
@@ -225,8 +226,12 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
                             status_code=422)
 
     errors_doc = {
-        400: {"model": ErrorBody, "description": "Body not UTF-8, or text not valid Unicode."},
-        413: {"model": ErrorBody, "description": "Too much text (bytes, characters or texts)."},
+        400: {"model": ErrorBody, "description": "Request or body unreadable (HTTP, UTF-8, "
+              "JSON), or text not valid Unicode."},
+        408: {"model": ErrorBody, "description": "Headers or body not received in time."},
+        413: {"model": ErrorBody, "description": "Too much text (bytes, characters, texts or "
+              "tokens)."},
+        500: {"model": ErrorBody, "description": "Unexpected error (a bug; see the server log)."},
         503: {"model": ErrorBody, "description": "At capacity or still loading.",
               "headers": {"Retry-After": {"description": "Seconds to wait before retrying.",
                                           "schema": {"type": "integer"}}}},
