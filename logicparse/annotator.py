@@ -28,11 +28,12 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _NO_ID = object()
 
-# The parser's work on a chunk of sentences grows with the square of their lengths (the chart),
-# and so do its time and its memory: a 300-token sentence takes about 35 times as long as a
-# 25-token one and a batch of four raised the process's peak RSS by 1.1 GB (docs/service.md). The
-# sentences of a batch are parsed in chunks whose summed squared lengths stay under this bound:
-# one sentence of the parser's longest (300 tokens), or a few hundred ordinary ones.
+# The parser's work on a sentence grows faster than its length (the chart is quadratic), and so
+# do its time and memory: a 300-token sentence took 72 times as long as a 25-token one (6 times
+# per token), and four of them parsed together raised the process's peak RSS by 1 GB
+# (benchmarks/parse_cost.py). So the sentences of a batch are parsed in chunks whose summed
+# squared lengths stay under this bound: one sentence of the parser's longest (300 tokens), or a
+# few hundred ordinary ones.
 PARSE_CHUNK_COST = 300 ** 2
 
 

@@ -181,7 +181,7 @@ class _Run:
         h = hash(doc_id)
         if h in self.seen_ids:
             self.n_duplicates += 1
-            if len(self.duplicates) < 20:
+            if len(self.duplicates) < 20 and doc_id not in self.duplicates:
                 self.duplicates.append(doc_id)
         else:
             self.seen_ids.add(h)
