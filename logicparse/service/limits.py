@@ -170,7 +170,7 @@ class WorkPool:
         self._pending = 0  # admitted and not finished: waiting or running
         self._workers: list[threading.Thread] = []
         self._closed = False
-        self.abandoned = 0  # batches closed past their deadline (for /readyz and the tests)
+        self.abandoned = 0  # batches closed past their deadline
 
     @property
     def pending(self) -> int:
