@@ -347,10 +347,12 @@ def case_tracebacks(tmp: Path) -> None:
 
 
 class _FlatParser:
+    """Never reached: the text is refused before parsing (and no parser weights are loaded)."""
+
     name, max_length = "flat", 300
 
     def parse(self, sentences):
-        return ["(S " + " ".join(f"(XX {t})" for t in toks) + ")" for toks in sentences]
+        raise AssertionError("the over-long text reached the parser")
 
 
 # --- 6 ----------------------------------------------------------------------------------------
