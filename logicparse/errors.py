@@ -222,6 +222,8 @@ class Errors(metaclass=_WithCodes):
     E420 = ("Internal error ({type}) while answering this request. It is a bug in logicparse: the "
             "server log has the traceback; please report it.")
     E421 = "The request was refused ({status}: {reason})."
+    E422 = ("Invalid service setting: {problems}. See `logicparse serve --help` for each setting "
+            "and its range (a LOGICPARSE_* variable takes the same values as its flag).")
 
     # --- E5xx: modeling and training --------------------------------------------------------
     E501 = ("logic_ids has shape {got}, but the input ids have shape {ids}: logic_ids must be "

@@ -652,3 +652,18 @@ def test_served_slow_clients_are_timed_out_and_health_stays_reachable(tmp_path):
         proc.terminate()
         out = proc.communicate(timeout=60)[0]
     assert "Traceback" not in out
+
+
+@pytest.mark.slow
+def test_serve_reports_bad_settings_and_unloadable_models_without_a_traceback(tmp_path):
+    cmd = [sys.executable, "-c", "from logicparse.cli import main; main()", "serve", "--host",
+           "127.0.0.1", "--port", str(_free_port()), "--senses", "none"]
+    r = subprocess.run(cmd + ["--timeout", "-1", "--max-tokens", "0"], capture_output=True,
+                       text=True, timeout=120, cwd=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "[E422] Invalid service setting: " in r.stderr
+    assert "--timeout -1.0: Input should be greater than 0" in r.stderr and "--max-tokens 0" in r.stderr
+    r = subprocess.run(cmd + ["--parser", str(tmp_path / "missing")], capture_output=True,
+                       text=True, timeout=300, cwd=tmp_path)
+    assert r.returncode != 0 and "Traceback" not in r.stdout + r.stderr
+    assert "[E412] The service could not load its models" in r.stderr and "[E100]" in r.stderr

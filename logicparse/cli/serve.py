@@ -50,6 +50,7 @@ def serve(
     import uvicorn
     from pydantic import ValidationError
 
+    from logicparse.errors import Errors, LogicparseError
     from logicparse.service.settings import Settings
 
     given = {k: v for k, v in locals().items()
@@ -57,7 +58,9 @@ def serve(
     try:
         settings = Settings(**given)
     except ValidationError as e:
-        raise typer.BadParameter(str(e)) from None
+        problems = "; ".join(f"--{'-'.join(str(x) for x in err['loc']).replace('_', '-')} "
+                             f"{err['input']!r}: {err['msg']}" for err in e.errors())
+        raise LogicparseError(Errors.E422.format(problems=problems)) from None
     # Worker processes build their app from the environment: hand them the merged settings.
     os.environ.update(settings.to_env())
     uvicorn.run("logicparse.service.app:create_app", factory=True, host=settings.host, port=settings.port,

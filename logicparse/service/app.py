@@ -140,7 +140,9 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
             try:
                 app.state.annotator = await asyncio.to_thread(_load_annotator, settings)
             except Exception as e:
-                logger.error(Errors.E412.format(type=type(e).__name__, reason=e))
+                # The operator's to fix: uvicorn reports this message, not a traceback.
+                app.state.startup_error = Errors.E412.format(type=type(e).__name__, reason=e)
+                logger.debug("model loading failed", exc_info=True)
                 raise
         logger.info("logicparse service ready (parser=%s, senses=%s)",
                     _parser_name(app.state.annotator), settings.senses)
@@ -180,6 +182,8 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
     app.add_middleware(BodyGuard, limit=settings.body_limit, max_chars=settings.max_chars,
                        read_timeout=settings.read_timeout, max_bodies=settings.max_connections,
                        retry_after=settings.retry_after)
+    app.state.startup_error = None
+    app.add_middleware(_StartupReport, state=app.state)
 
     page = {name: _static(name) for name in ("index.html", "app.js", "style.css")}
     swagger = _swagger_files()
@@ -338,6 +342,25 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         return Response(page["style.css"], media_type="text/css")
 
     return app
+
+
+class _StartupReport:
+    """ASGI middleware: a failed startup is reported to the server by its coded message (E412)
+    instead of the framework's traceback."""
+
+    def __init__(self, app, state):
+        self.app, self.state = app, state
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "lifespan":
+            return await self.app(scope, receive, send)
+
+        async def report(message):
+            if message["type"] == "lifespan.startup.failed" and self.state.startup_error:
+                message = {**message, "message": self.state.startup_error}
+            await send(message)
+
+        return await self.app(scope, receive, report)
 
 
 def _count_tokens(annotator, texts: list[str]) -> int:
