@@ -179,6 +179,8 @@ class Errors(metaclass=_WithCodes):
             "the file readable and rerun with --overwrite to annotate it.")
     E337 = ("Cannot write {path} ({reason}). Choose an --out on a writable disk with free space; "
             "the shards already written are kept, and rerunning the same command resumes.")
+    E338 = ("{path} is not a Parquet file ({reason}). Convert it, or pass it with a suffix that says "
+            "what it is (.jsonl, .arrow, .txt).")
     W310 = "Shard {file} does not match manifest.json ({reason}): annotating it again."
     W311 = ("{n} document ids occur more than once (first: {examples}). Every record still gets "
             "its row, but `logicparse shards show --id` finds only the first: give each record a "

@@ -137,6 +137,13 @@ def test_parquet_and_arrow_inputs(tmp_path):
         assert docs[2].text is None and "is null" in docs[2].error  # a row with the error
 
 
+def test_a_file_that_is_not_parquet_is_refused_before_any_work(tmp_path):
+    (tmp_path / "t.parquet").write_text("hello")
+    with pytest.raises(DataFormatError) as e:
+        read([tmp_path / "t.parquet"])
+    assert e.value.code == "E338" and "t.parquet is not a Parquet file" in str(e.value)
+
+
 def test_table_without_the_text_column(tmp_path):
     pq.write_table(pa.table({"body": ["x"]}), tmp_path / "t.parquet")
     with pytest.raises(DataFormatError, match="no column 'text'.*--text-field"):

@@ -173,9 +173,7 @@ def _count_records(spec: InputSpec, opts: ReadOptions) -> int:
                     n += 1
         return n
     if spec.kind == "parquet":
-        import pyarrow.parquet as pq
-
-        return pq.ParquetFile(spec.path).metadata.num_rows
+        return _parquet_file(spec.path).metadata.num_rows
     return sum(b.num_rows for b in _arrow_batches(spec.path, [opts.text_field]))
 
 
@@ -290,10 +288,18 @@ def _jsonl_docs(stream: BinaryIO, stem: str, where: str, opts: ReadOptions) -> I
                            f"{where}, line {lineno}", opts, obj)
 
 
-def _parquet_batches(path: str, opts: ReadOptions):
+def _parquet_file(path: str):
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    pf = pq.ParquetFile(path)
+    try:
+        return pq.ParquetFile(path)
+    except pa.ArrowInvalid as e:
+        raise DataFormatError(Errors.E338.format(path=path, reason=e)) from None
+
+
+def _parquet_batches(path: str, opts: ReadOptions):
+    pf = _parquet_file(path)
     names = pf.schema_arrow.names
     cols = [c for c in (opts.id_field, opts.text_field) if c in names]
     if opts.text_field not in names:
