@@ -63,9 +63,13 @@ class Annotation:
     source: str  # "gdtb:train", "gdtb:dev", "hand", ...
     doc: str = ""
     sense: str = ""  # the PDTB sense behind a GDTB label, "" if none
+    tree: str = ""  # the sentence's bracketed tree, where the decision reads one ("" if not kept)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False)
+        d = asdict(self)
+        if not d["tree"]:
+            del d["tree"]  # files without trees stay as they were
+        return json.dumps(d, ensure_ascii=False)
 
 
 def sentences(doc) -> Iterator[tuple[int, int]]:
@@ -135,6 +139,7 @@ def read_hand(path: Path) -> list[Annotation]:
 
 
 def write_annotations(path: Path, annotations: Iterable[Annotation]) -> int:
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     n = 0
     with open(path, "w", encoding="utf-8") as f:
