@@ -1,0 +1,78 @@
+"""``logicparse keywords``: how right are the relations the Annotator emits for keyword occurrences."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..resources import ANNOTATIONS_DIR
+from .senses import _friendly, _say
+
+keywords_app = typer.Typer(
+    help="Keyword decisions (the relation each keyword occurrence signals, or none): evaluate "
+    "them on hand-labelled occurrences.", no_args_is_help=True)
+
+
+@keywords_app.command("eval")
+@_friendly
+def evaluate(
+    data: Path = typer.Option(ANNOTATIONS_DIR / "keywords_dev.jsonl",
+                              help="Hand-labelled occurrences (JSONL; each with its sentence's "
+                              "tree unless --trees parser)."),
+    senses: str = typer.Option("default", help="'default' (tree rules + bundled classifiers), "
+                               "'rules' (no encoder), 'none' (every keyword its lexicon sense, "
+                               "the paper's literal behaviour), or a sense model directory."),
+    trees: str = typer.Option("stored", help="'stored': the trees in the data file (treebank "
+                              "trees); 'parser': parse each sentence with --parser, as the "
+                              "Annotator does."),
+    parser: str = typer.Option("default", help="Parser for --trees parser."),
+    device: str = typer.Option("cpu"),
+    errors_out: Optional[Path] = typer.Option(None, "--errors", help="Write the wrongly decided "
+                                              "occurrences to this JSONL file."),
+) -> None:
+    """Accuracy, precision of the emitted relations and recall, overall and per keyword, with the
+    lexicon baseline (every keyword always its first relation) beside them. Per-keyword lines go
+    to stderr; the last stdout line is one JSON object."""
+    from ..errors import Errors, LogicparseError
+    from ..senses import load_senses
+    from ..senses.data import read_annotations
+    from ..senses.scoring import decide_annotations, errors, score
+    from ..trees import read_tree
+
+    if trees not in ("stored", "parser"):
+        raise LogicparseError(Errors.E214.format(value=trees))
+    anns = read_annotations([data])
+    if trees == "parser":
+        from ..parser import load_parser
+
+        p = load_parser(parser, device=device)
+        sentences = [a.text.split(" ") for a in anns]
+        parsed = [read_tree(t, toks) for t, toks in zip(p.parse(sentences), sentences)]
+    else:
+        missing = [i + 1 for i, a in enumerate(anns) if not a.tree]
+        if missing:
+            raise LogicparseError(Errors.E215.format(path=data, lines=missing[:5]))
+        parsed = [read_tree(a.tree) for a in anns]
+    model = None if senses.lower() == "none" else load_senses(senses, device=device)
+    decisions = decide_annotations(model, anns, parsed)
+    result = score(anns, decisions)
+    if errors_out:
+        errors_out.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n"
+                                      for e in errors(anns, decisions)), encoding="utf-8")
+    for kw, r in result["per_keyword"].items():
+        lex = r["lexicon"]
+        _say(f"{kw:>18}: n={r['n']:<3} accuracy {r['accuracy']:.3f} (lexicon {lex['accuracy']:.3f})"
+             f"  precision {r['precision']:.3f} ({lex['precision']:.3f})  recall {r['recall']:.3f}"
+             f" ({lex['recall']:.3f})  {r['sources']}")
+    lex = result["lexicon"]
+    _say(f"{'all':>18}: n={result['n']} accuracy {result['accuracy']:.3f} (lexicon "
+         f"{lex['accuracy']:.3f})  precision {result['precision']:.3f} ({lex['precision']:.3f})  "
+         f"recall {result['recall']:.3f} ({lex['recall']:.3f})")
+    typer.echo(json.dumps({"data": str(data), "senses": senses, "trees": trees, **result}))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(keywords_app, name="keywords")
