@@ -87,8 +87,10 @@ def sentences(doc) -> Iterator[tuple[int, int]]:
             reason=f"trees have {pos} leaves, raw/ has {len(doc.tokens)} tokens"))
 
 
-def gdtb_annotations(docs, keywords: Sequence[str], source: str) -> list[Annotation]:
-    """Every occurrence of ``keywords`` in the documents, labelled with GDTB gold."""
+def gdtb_annotations(docs, keywords: Sequence[str], source: str, trees: bool = False
+                     ) -> list[Annotation]:
+    """Every occurrence of ``keywords`` in the documents, labelled with GDTB gold; ``trees``
+    keeps each sentence's bracketed tree (what the tree rules read)."""
     from ..mapping import find_keywords
 
     targets = set(keywords)
@@ -100,7 +102,7 @@ def gdtb_annotations(docs, keywords: Sequence[str], source: str) -> list[Annotat
             if len(rel.connective_spans) == 1:
                 claimed.setdefault(rel.connective_spans[0], (rel.connective.lower(), rel.sense))
         starts = doc.token_starts
-        for s, e in sentences(doc):
+        for (s, e), tree in zip(sentences(doc), doc.trees):
             tokens = doc.tokens[s:e]
             offset = starts[s]
             for m in find_keywords(tokens):
@@ -112,8 +114,32 @@ def gdtb_annotations(docs, keywords: Sequence[str], source: str) -> list[Annotat
                 connective, sense = claimed.get((a, b), ("", ""))
                 label = gold_relation(sense) if connective == kw else NONE
                 out.append(Annotation(kw, " ".join(tokens), a - offset, b - offset, label, source,
-                                      doc.name, sense if connective == kw else ""))
+                                      doc.name, sense if connective == kw else "",
+                                      tree if trees else ""))
     return out
+
+
+def relabel_since(annotations: Sequence[Annotation]) -> tuple[list[Annotation], int]:
+    """GDTB annotates clausal connectives only, so a ``since`` heading a time expression
+    (``since 1989``, ``has since learned``) is ``none`` there; the keyword guide makes it
+    temporal. Relabels those occurrences from their trees (``since`` heading a PP, or an adverb
+    standing alone: the tree rule for ``since``); returns the annotations and how many changed.
+    Annotations without a tree are left as they are."""
+    from dataclasses import replace
+
+    from ..trees import read_tree
+    from .rules import decide
+    from .scoring import token_span
+
+    out, n = [], 0
+    for a in annotations:
+        if a.keyword == "since" and a.label == NONE and a.tree:
+            start, end = token_span(a)
+            if decide("since", read_tree(a.tree), start, end) == "temporal":
+                a = replace(a, label="temporal", sense="relabelled: since + time expression")
+                n += 1
+        out.append(a)
+    return out, n
 
 
 def read_hand(path: Path) -> list[Annotation]:

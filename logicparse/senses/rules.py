@@ -190,8 +190,8 @@ def _has_wh_sister(s: Site, parent: int, node: int) -> bool:
 def _if(s: Site):
     if s.prev == "even":
         return "adversative"  # "even if": concession
-    if s.next in ("any", "anything", "anyone", "ever"):
-        return None  # "few if any"
+    if s.next in ("any", "anything", "ever") and s.prev in ("few", "little", "rarely", "seldom", ","):
+        return None  # "few if any", "rarely if ever"
     if s.prev == "what":
         return "conditional"
     i, window = s.start - 1, 0
