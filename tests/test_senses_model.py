@@ -125,7 +125,7 @@ def test_keyword_without_model_falls_back_to_lexicon(tmp_path, caplog):
     del meta["keywords"]["while"]
     (models / "meta.json").write_text(json.dumps(meta))
     m = load_senses(str(models))
-    with caplog.at_level(logging.WARNING, logger="logicparse.senses.classifier"):
+    with caplog.at_level(logging.WARNING, logger="logicparse.senses"):
         out = m.disambiguate([q("He read [while] she slept ."), q("We left [while] it rained .")])
     assert [(d.relation, d.source) for d in out] == [("comparative", "lexicon")] * 2
     assert sum("No sense model for keyword 'while'" in r.message for r in caplog.records) == 1

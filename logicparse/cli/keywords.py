@@ -62,16 +62,16 @@ def evaluate(
     if errors_out:
         errors_out.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n"
                                       for e in errors(anns, decisions)), encoding="utf-8")
-    for kw, r in result["per_keyword"].items():
+    for kw, r in [*result["per_keyword"].items(), ("all", result)]:
         lex = r["lexicon"]
-        _say(f"{kw:>18}: n={r['n']:<3} accuracy {r['accuracy']:.3f} (lexicon {lex['accuracy']:.3f})"
-             f"  precision {r['precision']:.3f} ({lex['precision']:.3f})  recall {r['recall']:.3f}"
-             f" ({lex['recall']:.3f})  {r['sources']}")
-    lex = result["lexicon"]
-    _say(f"{'all':>18}: n={result['n']} accuracy {result['accuracy']:.3f} (lexicon "
-         f"{lex['accuracy']:.3f})  precision {result['precision']:.3f} ({lex['precision']:.3f})  "
-         f"recall {result['recall']:.3f} ({lex['recall']:.3f})")
+        _say(f"{kw:>18}: n={r['n']:<3} " + "  ".join(
+            f"{m} {_f(r[m])} (lexicon {_f(lex[m])})" for m in ("accuracy", "precision", "recall"))
+            + (f"  {r['sources']}" if kw != "all" else ""))
     typer.echo(json.dumps({"data": str(data), "senses": senses, "trees": trees, **result}))
+
+
+def _f(x) -> str:
+    return "  -  " if x is None else f"{x:.3f}"
 
 
 def register(app: typer.Typer) -> None:

@@ -32,6 +32,14 @@ class KeywordDecisions:
         self.name = "+".join(parts) or "lexicon"
         self._warned: set[str] = set()
 
+    def __getattr__(self, name):
+        # The classifier's own attributes (meta, encoder, entries, keywords, directory) stay
+        # reachable: ``load_senses("default").encoder`` is the encoder the classifiers use.
+        classifier = self.__dict__.get("classifier")
+        if classifier is None or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(classifier, name)
+
     @property
     def classified(self) -> frozenset:
         """Keywords the classifier decides (when no rule does)."""

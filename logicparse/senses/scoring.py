@@ -10,6 +10,8 @@ its gold label, a relation or ``none``:
 * recall: of the gold relations (labels that are not ``none``), the share emitted as that
   relation.
 
+A rate whose denominator is zero (a keyword with nothing emitted) is ``None``.
+
 The lexicon baseline (every keyword always its first relation, the paper's literal behaviour and
 ``senses=None``) is scored beside it on the same occurrences.
 """
@@ -59,11 +61,14 @@ def _counts(gold: Sequence[str], pred: Sequence[str]) -> dict:
             "gold_relations": relations}
 
 
+def _ratio(a: int, b: int) -> Optional[float]:
+    return round(a / b, 4) if b else None  # undefined (nothing emitted / nothing to find): null
+
+
 def _rates(c: dict) -> dict:
-    return {"accuracy": round(c["correct"] / c["n"], 4) if c["n"] else 0.0,
-            "precision": round(c["emitted_right"] / c["emitted"], 4) if c["emitted"] else 0.0,
-            "recall": round(c["emitted_right"] / c["gold_relations"], 4) if c["gold_relations"] else 0.0,
-            **c}
+    return {"accuracy": _ratio(c["correct"], c["n"]),
+            "precision": _ratio(c["emitted_right"], c["emitted"]),
+            "recall": _ratio(c["emitted_right"], c["gold_relations"]), **c}
 
 
 def score(annotations: Sequence[Annotation], decisions: Sequence[SenseDecision]) -> dict:
