@@ -127,4 +127,4 @@ def test_since_heading_a_time_expression_is_relabelled_temporal():
     assert [(a.text[a.char_start:a.char_end + 5], a.label) for a in out if a.keyword == "since"] == [
         ("since it r", "causal"), ("since 2005", "temporal")]
     assert [a.label for a in out if a.keyword == "as"] == [a.label for a in anns if a.keyword == "as"]
-    assert relabel_since(gdtb_annotations(read_gdtb(GDTB, "train"), ["since"], "x")) [1] == 0
+    assert relabel_since(gdtb_annotations(read_gdtb(GDTB, "train"), ["since"], "x"))[1] == 0
