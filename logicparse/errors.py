@@ -1,6 +1,8 @@
 """Every user-facing message of logicparse, with a code (spaCy style).
 
-A message names the problem and the fix. Raise with ``raise SomeError(Errors.E001.format(...))``.
+A message names the problem and the fix. Raise with ``raise SomeError(Errors.E001.format(...))``:
+reading ``Errors.E001`` gives the message with its code in front (``"[E001] Text must be ..."``),
+so every error a user sees carries its code, and ``error.code`` gives it back (``"E001"``).
 Code ranges: E0xx core (text, trees, mapping, Document), E1xx parser, E2xx senses, E3xx batch
 annotation and shards, E4xx service, E5xx modeling and training. Add new messages inside your
 range's block.
@@ -8,9 +10,20 @@ range's block.
 
 from __future__ import annotations
 
+import re
+from typing import Optional
+
+_CODE = re.compile(r"^\[([EW]\d{3})\] ")
+
 
 class LogicparseError(Exception):
     """Base class of every error logicparse raises on purpose."""
+
+    @property
+    def code(self) -> Optional[str]:
+        """The message's code (``"E204"``), or None for a message built without one."""
+        m = _CODE.match(str(self))
+        return m.group(1) if m else None
 
 
 class InputTextError(LogicparseError, ValueError):
@@ -33,7 +46,17 @@ class DataFormatError(LogicparseError, ValueError):
     """An input data file (treebank, GDTB, task data, shard) is not in the expected format."""
 
 
-class Errors:
+class _WithCodes(type):
+    """spaCy's ``ErrorsWithCodes``: attribute access prefixes the message with its name."""
+
+    def __getattribute__(cls, name: str):
+        msg = super().__getattribute__(name)
+        if re.fullmatch(r"[EW]\d{3}", name):
+            return f"[{name}] {msg}"
+        return msg
+
+
+class Errors(metaclass=_WithCodes):
     # --- E0xx: core -------------------------------------------------------------------------
     E001 = ("Text must be a str, got {type}. Decode bytes first (for example "
             "data.decode('utf-8', errors='replace')).")
@@ -54,6 +77,9 @@ class Errors:
     E030 = "GDTB directory {path} lacks {missing}. Expected raw/, gold/, const/ and SPLITS.json."
     E031 = "GDTB gold file {path}, line {line}: {reason}."
     E032 = "Unknown split {split!r} in {path}. Splits: {opts}."
+    E040 = ("The spaCy component {name!r} needs sentence boundaries, and this Doc has none. Add a "
+            "component that sets them before it, e.g. nlp.add_pipe('sentencizer', before={name!r}), "
+            "or use a trained pipeline with a parser or senter.")
 
     # --- E1xx: parser -----------------------------------------------------------------------
     E100 = ("Parser model directory {path} does not exist. Pass an existing directory, 'default' "
