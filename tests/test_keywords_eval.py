@@ -79,7 +79,8 @@ def test_missing_tree_and_bad_tree_source_are_clear_errors(tmp_path):
     write_annotations(path, [Annotation("in", "in 1990", 0, 2, "temporal", "hand")])
     res, _ = run("--data", str(path), "--senses", "rules")
     assert res.exit_code == 2
+    assert "[E215]" in res.output
     assert "no_tree.jsonl has occurrences without a tree (lines [1])" in res.output
     assert "--trees parser" in res.output
     res, _ = run("--data", str(TINY), "--senses", "rules", "--trees", "gold")
-    assert res.exit_code == 2 and "Unknown tree source 'gold'" in res.output
+    assert res.exit_code == 2 and "[E214] Unknown tree source 'gold'" in res.output

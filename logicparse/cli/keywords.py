@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from ..resources import ANNOTATIONS_DIR
-from .senses import _friendly, _say
+from .senses import _say
 
 keywords_app = typer.Typer(
     help="Keyword decisions (the relation each keyword occurrence signals, or none): evaluate "
@@ -17,7 +17,6 @@ keywords_app = typer.Typer(
 
 
 @keywords_app.command("eval")
-@_friendly
 def evaluate(
     data: Path = typer.Option(ANNOTATIONS_DIR / "keywords_dev.jsonl",
                               help="Hand-labelled occurrences (JSONL; each with its sentence's "
