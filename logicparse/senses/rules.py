@@ -129,6 +129,14 @@ class Site:
             out.append(self.words[i])
         return out
 
+    def phrase_end(self) -> int:
+        """One past the last token of the phrase the keyword heads (its parent node), or of the
+        noun phrase after it when the parent is no phrase of its own."""
+        p = self.tree.parents[self.tree.leaf_parents[self.end - 1]]
+        if p >= 0 and base(self.tree.labels[p]) in ("PP", "SBAR") and self.tree.starts[p] == self.start:
+            return self.tree.ends[p]
+        return self.end + len(self.object_words(8))
+
     def sentence_ends_with_question(self) -> bool:
         return "?" in self.words[-2:]
 
@@ -155,7 +163,7 @@ def _like_preposition(s: Site):
     # ("a country like Australia", ", like shirts or blankets").
     left_noun = s.tag(s.start - 1).startswith("NN") or s.prev == ","
     names = any(s.tag(i) in ("NNP", "NNPS") for i in range(s.end, s.end + len(obj)))
-    listing = any(s.word(i) in ("or", "and", ",") for i in range(s.end, s.end + 10))
+    listing = any(s.word(i) in ("or", "and", ",") for i in range(s.end, s.phrase_end()))
     if left_noun and (names or listing):
         return "example"
     return "analogy"
@@ -164,7 +172,7 @@ def _like_preposition(s: Site):
 def _when(s: Site):
     if s.next == "it" and s.word(s.end + 1) in ("comes", "came", "come"):
         return None  # "when it comes to": about
-    if s.start == 0 and s.sentence_ends_with_question() and s.next in _AUX:
+    if s.start == 0 and s.sentence_ends_with_question() and (s.next in _AUX or s.next == "?"):
         return None  # "When was this?"
     if s.prev_content() in _QUESTION_TAKERS or s.prev in _TIME_NOUNS:
         return None  # embedded question, relative clause
