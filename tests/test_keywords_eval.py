@@ -84,3 +84,29 @@ def test_missing_tree_and_bad_tree_source_are_clear_errors(tmp_path):
     assert "--trees parser" in res.output
     res, _ = run("--data", str(TINY), "--senses", "rules", "--trees", "gold")
     assert res.exit_code == 2 and "[E214] Unknown tree source 'gold'" in res.output
+
+
+def test_ptb_tmp_labels_from_function_tags(tmp_path):
+    """`in` heading a -TMP phrase is temporal, any other `in` none; traces are dropped and each
+    occurrence keeps its tree; the command writes them and the rules can be scored on them."""
+    from logicparse.senses.data import ptb_tmp_annotations
+
+    src = Path(__file__).parent / "fixtures" / "keywords" / "tmp_sample.mrg"
+    anns = ptb_tmp_annotations(src)
+    assert [(a.text[a.char_start:a.char_end + 5], a.label) for a in anns] == [
+        ("in its ", "none"), ("in 1956", "temporal"), ("in heav", "none"), ("in closi", "temporal")]
+    assert anns[0].text == "Lorillard stopped using crocidolite in its filters in 1956 ."
+    assert "-NONE-" not in anns[0].tree and "PP-TMP" in anns[0].tree
+
+    from logicparse.cli import _register, app
+
+    _register()
+    out = tmp_path / "tmp.jsonl"
+    res = CliRunner().invoke(app, ["keywords", "build-tmp", "--treebank", str(src), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout.strip().splitlines()[-1])["labels"] == {"in:none": 2, "in:temporal": 2}
+    assert read_annotations([out]) == anns
+    res, scored = run("--data", str(out), "--senses", "rules")
+    # The rule: 'in its filters' none, 'in 1956' temporal, 'in heavy trading' none; 'in closing'
+    # (a clause, no time word) none: 3 of 4.
+    assert res.exit_code == 0 and scored["correct"] == 3 and scored["n"] == 4

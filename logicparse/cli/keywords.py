@@ -69,6 +69,30 @@ def evaluate(
     typer.echo(json.dumps({"data": str(data), "senses": senses, "trees": trees, **result}))
 
 
+@keywords_app.command("build-tmp")
+def build_tmp(
+    treebank: Path = typer.Option(..., help="Penn Treebank file with function tags (e.g. the NLTK "
+                                  "WSJ sample, nltk_wsj_sample.mrg)."),
+    out: Path = typer.Option(ANNOTATIONS_DIR / "ptb_tmp_in.jsonl", help="JSONL file to write."),
+    keywords: str = typer.Option("in", help="Comma-separated keywords whose only relation is "
+                                 "temporal (in, during): -TMP is temporal, no -TMP is none."),
+) -> None:
+    """Label keyword occurrences from the treebank's -TMP function tags (a keyword heading a
+    PP/SBAR/ADVP tagged -TMP: temporal; otherwise none), each with its tree, for training and
+    measuring the decisions (`keywords eval --data OUT`)."""
+    import collections
+
+    from ..senses.data import ptb_tmp_annotations, write_annotations
+    from .senses import _keywords
+
+    anns = ptb_tmp_annotations(treebank, _keywords(keywords), f"ptb-tmp:{treebank.name}")
+    n = write_annotations(out, anns)
+    counts = collections.Counter((a.keyword, a.label) for a in anns)
+    _say(f"{out}: {n} occurrences; " + ", ".join(f"{k} {lab}={c}" for (k, lab), c in sorted(counts.items())))
+    typer.echo(json.dumps({"out": str(out), "n": n,
+                           "labels": {f"{k}:{lab}": c for (k, lab), c in sorted(counts.items())}}))
+
+
 def _f(x) -> str:
     return "  -  " if x is None else f"{x:.3f}"
 

@@ -142,6 +142,58 @@ def relabel_since(annotations: Sequence[Annotation]) -> tuple[list[Annotation], 
     return out, n
 
 
+def ptb_tmp_annotations(path: Path, keywords: Sequence[str] = ("in",),
+                        source: str = "ptb-tmp") -> list[Annotation]:
+    """Occurrences of ``keywords`` in a Penn Treebank file with function tags (the NLTK WSJ
+    sample), labelled from the treebank's own ``-TMP`` tags: a keyword heading a PP, SBAR or ADVP
+    tagged ``-TMP`` is ``temporal``, any other occurrence ``none``. Right for keywords whose only
+    relation is temporal (``in``, ``during``); for ``since`` or ``as`` a missing ``-TMP`` may be
+    causal. Traces (``-NONE-``) are removed; each annotation keeps its sentence's tree."""
+    import nltk
+
+    from ..mapping import find_keywords
+    from ..parser.treebank import read_trees
+    from ..trees import read_tree
+
+    targets = set(keywords)
+    out = []
+    for i, raw in enumerate(read_trees(path, clean=False)):
+        tree = _without_traces(raw)
+        if tree is None:
+            continue
+        bracketed = tree.pformat(margin=1 << 30)
+        parsed = read_tree(bracketed)
+        tokens = parsed.leaves
+        for m in find_keywords(tokens):
+            if m.keyword.text not in targets:
+                continue
+            pre = parsed.leaf_parents[m.start]
+            head = parsed.parents[pre]
+            label = parsed.labels[head] if head >= 0 else ""
+            # The keyword heads the phrase: it is the phrase's first word.
+            tmp = parsed.starts[head] == m.start and label.split("-")[0] in ("PP", "SBAR", "ADVP") \
+                and "TMP" in label.split("-")[1:]
+            a = len(" ".join(tokens[:m.start])) + (1 if m.start else 0)
+            b = a + len(" ".join(tokens[m.start:m.end]))
+            out.append(Annotation(m.keyword.text, " ".join(tokens), a, b,
+                                  "temporal" if tmp else NONE, source, f"{Path(path).name}#{i}",
+                                  label, bracketed))
+    return out
+
+
+def _without_traces(tree):
+    """The tree without ``-NONE-`` leaves and the constituents they leave empty; labels kept."""
+    import nltk
+
+    if tree.label() == "-NONE-":
+        return None
+    kids = [k if isinstance(k, str) else _without_traces(k) for k in tree]
+    kids = [k for k in kids if k is not None]
+    if not kids:
+        return None
+    return nltk.Tree(tree.label() or "ROOT", kids)
+
+
 def read_hand(path: Path) -> list[Annotation]:
     """Hand-labelled occurrences from a TSV file: ``label<TAB>sentence`` with the keyword in
     ``[brackets]``; ``#`` starts a comment line."""

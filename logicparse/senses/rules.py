@@ -47,10 +47,10 @@ week weeks weekend weekends month months year years decade decades century centu
 millennium hour hours minute minutes second seconds moment moments time times past future
 meantime interim era eras age ages period periods quarter quarters semester term season
 seasons summer summers winter winters spring autumn fall childhood youth adolescence
-infancy adulthood lifetime beginning end ending history session sessions trading dawn dusk
+infancy adulthood lifetime beginning end ending dawn dusk half halves advance
 midnight noon today tomorrow yesterday recent early late earlier later
 """.split())
-_YEAR = re.compile(r"^(1[0-9]|20)\d\d(s|'s)?$|^'\d0s$|^\d0s$|^\d{1,2}(st|nd|rd|th)$")
+_YEAR = re.compile(r"^(mid-|early-|late-)?(1[0-9]|20)\d\d(s|'s)?$|^'\d0s$|^\d0s$|^\d{1,2}(st|nd|rd|th)$")
 # A PP's object ends before the first of these (a nested PP, a relative clause, a verb).
 _OBJECT_END = ("IN", "TO", "WDT", "WP", "WRB", ",", ":", ".", "VB", "MD", "CC", "-LRB-")
 _BE = frozenset("be am is are was were been being 's 're 'm".split())
@@ -121,13 +121,20 @@ class Site:
         return node
 
     def object_words(self, limit: int = 6) -> list[str]:
-        """The noun phrase after a preposition: the words up to a nested PP, clause or verb."""
+        """The noun phrase after a preposition: the words up to a nested PP, clause or verb,
+        inside the phrase the keyword heads."""
         out = []
-        for i in range(self.end, min(len(self.words), self.end + limit)):
+        for i in range(self.end, min(len(self.words), self.end + limit, self._parent_end())):
             if self.tags[i].startswith(_OBJECT_END) or self.tags[i] in _OBJECT_END:
                 break
             out.append(self.words[i])
         return out
+
+    def _parent_end(self) -> int:
+        p = self.tree.parents[self.tree.leaf_parents[self.end - 1]]
+        if p >= 0 and self.tree.starts[p] == self.start and self.tree.ends[p] > self.end:
+            return self.tree.ends[p]
+        return len(self.words)
 
     def phrase_end(self) -> int:
         """One past the last token of the phrase the keyword heads (its parent node), or of the
