@@ -85,7 +85,7 @@ def build_tmp(
     from ..senses.data import ptb_tmp_annotations, write_annotations
     from .senses import _keywords
 
-    anns = ptb_tmp_annotations(treebank, _keywords(keywords), f"ptb-tmp:{treebank.name}")
+    anns = ptb_tmp_annotations(treebank, _keywords(keywords))
     n = write_annotations(out, anns)
     counts = collections.Counter((a.keyword, a.label) for a in anns)
     _say(f"{out}: {n} occurrences; " + ", ".join(f"{k} {lab}={c}" for (k, lab), c in sorted(counts.items())))

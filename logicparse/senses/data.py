@@ -142,20 +142,17 @@ def relabel_since(annotations: Sequence[Annotation]) -> tuple[list[Annotation], 
     return out, n
 
 
-def ptb_tmp_annotations(path: Path, keywords: Sequence[str] = ("in",),
-                        source: str = "ptb-tmp") -> list[Annotation]:
+def ptb_tmp_annotations(path: Path, keywords: Sequence[str] = ("in",)) -> list[Annotation]:
     """Occurrences of ``keywords`` in a Penn Treebank file with function tags (the NLTK WSJ
     sample), labelled from the treebank's own ``-TMP`` tags: a keyword heading a PP, SBAR or ADVP
     tagged ``-TMP`` is ``temporal``, any other occurrence ``none``. Right for keywords whose only
     relation is temporal (``in``, ``during``); for ``since`` or ``as`` a missing ``-TMP`` may be
     causal. Traces (``-NONE-``) are removed; each annotation keeps its sentence's tree."""
-    import nltk
-
     from ..mapping import find_keywords
     from ..parser.treebank import read_trees
     from ..trees import read_tree
 
-    targets = set(keywords)
+    targets, source = set(keywords), f"ptb-tmp:{Path(path).name}"
     out = []
     for i, raw in enumerate(read_trees(path, clean=False)):
         tree = _without_traces(raw)
