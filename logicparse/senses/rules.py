@@ -247,7 +247,12 @@ def _as(s: Site):
         return None  # "works as a teacher", "as such", "as always": a role, no relation
     # Comment clauses: "as you know", "as I said", "as your question suggested" (GDTB's
     # Similarity; docs/labelling.md).
-    if any(w in _SAY_KNOW for w in s.words[s.end:s.end + 5]):
+    clause = []
+    for i in range(s.end, min(s.end + 5, s.phrase_end())):
+        if s.tags[i] in _PUNCT_TAGS:
+            break
+        clause.append(s.words[i])
+    if any(w in _SAY_KNOW for w in clause):
         return "analogy"
     return UNDECIDED
 
