@@ -50,7 +50,9 @@ def load_senses(spec="default", device: str = "cpu", encoder=None, rules: bool =
                 ) -> Optional[SenseModel]:
     """``None`` -> no decisions: every keyword keeps its lexicon sense (the paper's literal
     behaviour); ``"rules"`` -> the tree rules only (no encoder is loaded); ``"default"`` -> the
-    rules, then the bundled SVMs with the offline encoder (all-MiniLM-L6-v2); a directory with
+    rules, then the bundled SVMs with the offline encoder (all-MiniLM-L6-v2); ``"mpnet"`` -> the
+    rules, then the bundled SVMs over all-mpnet-base-v2 (the optional extra
+    ``logicparse[mpnet]``: more accurate, 438 MB, slower); a directory with
     ``meta.json`` -> the rules, then those SVMs with the encoder they were trained for; an encoder
     name or directory (``"albert-base-v2"`` in the local cache) -> the bundled SVMs with that
     encoder, refused unless they were trained for it. ``encoder`` overrides the encoder a model
