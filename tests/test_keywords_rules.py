@@ -155,3 +155,20 @@ def test_decider_without_tree_falls_back_to_the_lexicon():
     without = query(kw, ["in", "Paris"], 0, 1)
     assert [(x.relation, x.source) for x in d.disambiguate([with_tree, without])] == [
         (None, "rule"), ("temporal", "lexicon")]
+
+
+def test_rules_never_raise_on_any_position():
+    """Every rule at every token of real trees (where the keyword may not even stand) returns a
+    relation, None or UNDECIDED: an odd tree cannot crash a batch in the decision step."""
+    from logicparse.resources import ANNOTATIONS_DIR
+    from logicparse.senses.data import read_annotations
+    from logicparse.senses.rules import RULES
+
+    anns = read_annotations([ANNOTATIONS_DIR / "keywords_rules_test.jsonl"])[::5]
+    for a in anns:
+        t = read_tree(a.tree)
+        for kw in RULES:
+            width = len(kw.split())
+            for start in range(0, len(t.leaves) - width + 1):
+                r = decide(kw, t, start, start + width)
+                assert r is UNDECIDED or r is None or r in logicparse.RELATIONS
