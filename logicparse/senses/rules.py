@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable
 
 from ..trees import ParseTree
 
@@ -98,7 +98,7 @@ class Site:
     def next(self) -> str:
         return self.word(self.end)
 
-    def prev_content(self, skip=("not", "n't", "even", "just", "really", "even")) -> str:
+    def prev_content(self, skip=("not", "n't", "even", "just", "really")) -> str:
         """The word before the keyword, skipping negation and focus adverbs."""
         i = self.start - 1
         while i >= 0 and self.words[i] in skip:
@@ -164,8 +164,8 @@ def _like(s: Site):
 
 def _like_preposition(s: Site):
     obj = s.object_words(8)
-    if s.tag(s.end).startswith("VB") or s.tag(s.end) in ("RB", "UH", "JJ") and not obj:
-        return None
+    if s.tag(s.end).startswith("VB") or (s.tag(s.end) in ("RB", "UH", "JJ") and not obj):
+        return None  # a filler before a verb or adverb: "I could like post a vlog"
     # Examples: a noun (or a comma) on the left and a name or a list on the right
     # ("a country like Australia", ", like shirts or blankets").
     left_noun = s.tag(s.start - 1).startswith("NN") or s.prev == ","
@@ -326,8 +326,4 @@ def decide(keyword: str, tree: ParseTree, start: int, end: int):
     return rule(Site(tree, start, end))
 
 
-def rule_keywords() -> Sequence[str]:
-    return sorted(RULES)
-
-
-__all__ = ["UNDECIDED", "RULES", "decide", "rule_keywords", "base", "Site"]
+__all__ = ["UNDECIDED", "RULES", "decide", "base", "Site"]
