@@ -13,11 +13,12 @@ from typing import Iterable, Iterator, Optional, Sequence, Union
 
 from .errors import Errors, InputTextError, LogicparseError, TreeFormatError
 from .mapping import Match, find_keywords, layer_labels, map_keyword
+from .ptb import split_trees
 from .senses import SenseDecision, SenseModel, load_senses
 from .senses.decide import query as sense_query
 from .taxonomy import RELATIONS, category
 from .tokens import Document, Relation
-from .trees import ParseTree, iter_trees, read_tree
+from .trees import ParseTree, read_tree, strip_wrappers
 
 logger = logging.getLogger(__name__)
 
@@ -128,7 +129,7 @@ def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
 
 def _tree_sentences(trees: Union[str, Sequence[str]]) -> list[Sentence]:
     if isinstance(trees, str):
-        trees = list(iter_trees(trees))
+        trees = list(split_trees(trees))
     elif not isinstance(trees, (list, tuple)):
         raise TreeFormatError(Errors.E013.format(type=type(trees).__name__))
     sentences, pos = [], 0
@@ -226,8 +227,8 @@ class Annotator:
         for doc_id, text, sents in items:
             sentences = []
             for toks, starts, ends in sents:
-                bracketed = next(parsed)
-                sentences.append(Sentence(toks, starts, ends, read_tree(bracketed, toks), bracketed))
+                tree = next(parsed)
+                sentences.append(Sentence(toks, starts, ends, strip_wrappers(tree), tree.to_string()))
             out.append((doc_id, text, sentences))
         return build_documents(out, self.senses)
 

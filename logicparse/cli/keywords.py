@@ -49,7 +49,7 @@ def evaluate(
 
         p = load_parser(parser, device=device)
         sentences = [a.text.split(" ") for a in anns]
-        parsed = [read_tree(t, toks) for t, toks in zip(p.parse(sentences), sentences)]
+        parsed = list(p.parse(sentences))
     else:
         missing = [i + 1 for i, a in enumerate(anns) if not a.tree]
         if missing:
