@@ -22,8 +22,10 @@ def evaluate(
                               help="Hand-labelled occurrences (JSONL; each with its sentence's "
                               "tree unless --trees parser)."),
     senses: str = typer.Option("default", help="'default' (tree rules + bundled classifiers), "
-                               "'rules' (no encoder), 'none' (every keyword its lexicon sense, "
-                               "the paper's literal behaviour), or a sense model directory."),
+                               "'rules' (no encoder), 'mpnet' (rules + the all-mpnet-base-v2 "
+                               "classifiers of logicparse[mpnet]), 'none' (every keyword its "
+                               "lexicon sense, the paper's literal behaviour), or a sense model "
+                               "directory."),
     trees: str = typer.Option("stored", help="'stored': the trees in the data file (treebank "
                               "trees); 'parser': parse each sentence with --parser, as the "
                               "Annotator does."),

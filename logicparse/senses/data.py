@@ -62,7 +62,7 @@ class Annotation:
     label: str  # a relation name or "none"
     source: str  # "gdtb:train", "gdtb:dev", "hand", ...
     doc: str = ""
-    sense: str = ""  # the PDTB sense behind a GDTB label, "" if none
+    sense: str = ""  # what the label came from: GDTB's PDTB sense, a PTB node label, or ""
     tree: str = ""  # the sentence's bracketed tree, where the decision reads one ("" if not kept)
 
     def to_json(self) -> str:
