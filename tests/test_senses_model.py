@@ -212,6 +212,9 @@ def test_eval_cli_on_fixture_last_line_json(tmp_path):
     out = json.loads(res.stdout.strip().splitlines()[-1])
     assert set(out) >= {"accuracy", "majority_baseline", "n", "per_keyword"}
     assert out["n"] == 3 and set(out["per_keyword"]) == {"since", "while"}
+    # The one-word sentence 'Since' (an adverb standing alone) is relabelled temporal, and said.
+    assert out["relabelled"] == 1 and out["rules"] is True
+    assert "relabelled 1 occurrence(s) of 'since'" in res.stderr
     w = out["per_keyword"]["while"]
     assert w["n"] == 2 and sum(map(sum, w["confusion"])) == 2
     assert len(w["confusion"]) == len(w["labels"])
