@@ -130,7 +130,7 @@ def evaluate(model, annotations: Sequence[Annotation], keywords: Sequence[str]) 
     """Accuracy of ``model`` (a sense model: tree rules + classifiers, or the SVMs alone) on the
     annotations of ``keywords``, decided as the Annotator decides them (with each annotation's
     tree, if it has one), against the majority label per keyword from the model's training data
-    (the baseline of issue #4) and the lexicon's first sense; per keyword: accuracy, n, the
+    (the classifiers' baseline) and the lexicon's first sense; per keyword: accuracy, n, the
     sources that decided and a confusion matrix (rows gold, columns predicted)."""
     from sklearn.metrics import confusion_matrix
 
