@@ -43,7 +43,7 @@ def build_annotations(
                                  help="Comma-separated keywords to collect."),
     splits: str = typer.Option("train,dev", help="Comma-separated splits of SPLITS.json."),
 ) -> None:
-    """Label every occurrence of the keywords in GDTB with the fixed gold mapping (issue #4),
+    """Label every occurrence of the keywords in GDTB with the fixed gold mapping (docs/senses.md),
     relabel `since` heading a time expression as temporal (the keyword guide; GDTB marks clausal
     connectives only) and write one JSONL file per split; also turn OUT/hand.tsv (hand-labelled
     sentences) into OUT/hand.jsonl."""
