@@ -20,8 +20,9 @@ class Settings(BaseSettings):
     workers: int = Field(1, ge=1, description="Worker processes; each loads its own models.")
     parser: str = Field("default", description="'default' (bundled), a benepar model name, or a path.")
     senses: Optional[str] = Field(
-        "default", description="Sense classifiers: 'default', a path, or 'none' (the lexicon's "
-        "first sense, no encoder).")
+        "default", description="Keyword decisions: 'default' (tree rules + sense classifiers), "
+        "'rules' (no encoder), 'mpnet' (the optional stronger encoder), a path, or 'none' (every "
+        "keyword its lexicon relation, no encoder).")
     device: str = Field("cpu", description="Torch device for the parser and sense encoder.")
     max_chars: int = Field(100_000, ge=1, description="Most characters of text in one request.")
     max_texts: int = Field(256, ge=1, description="Most texts in one request.")

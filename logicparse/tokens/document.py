@@ -31,7 +31,7 @@ class Relation:
     key: Annotated[Span, _SPAN]
     alpha: Annotated[Span, _SPAN]
     beta: Annotated[Span, _SPAN]
-    sense_source: Annotated[str, pa.string()] = "lexicon"  # lexicon | classifier
+    sense_source: Annotated[str, pa.string()] = "lexicon"  # lexicon | rule | classifier
     confidence: Annotated[float, pa.float32()] = 1.0
 
     def to_dict(self) -> dict:
