@@ -30,7 +30,6 @@ Prints one line per check, then one JSON object as the last line of stdout.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import hashlib
 import json

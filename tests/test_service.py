@@ -9,6 +9,7 @@ matter of timing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -581,6 +582,18 @@ def _start(tmp_path, *flags):
         time.sleep(0.3)
 
 
+@contextlib.contextmanager
+def _served(tmp_path, *flags):
+    """A real `logicparse serve` (lexicon senses); its output must hold no traceback."""
+    proc, url, port = _start(tmp_path, *flags)
+    try:
+        yield url, port
+    finally:
+        proc.terminate()
+        out = proc.communicate(timeout=60)[0]
+    assert "Traceback" not in out
+
+
 def _read_until_closed(sock: socket.socket, limit: float) -> bytes:
     sock.settimeout(limit)
     data = b""
@@ -594,8 +607,7 @@ def test_served_pathological_request_neither_blocks_others_nor_runs_on(tmp_path)
     """`{"text": "a " * 50000}` (within the limits): a one-sentence request sent while it runs is
     answered 200 before it ends; it gets 504 at its deadline and its work stops, so that the
     capacity comes back."""
-    proc, url, _ = _start(tmp_path, "--timeout", "6")
-    try:
+    with _served(tmp_path, "--timeout", "6") as (url, _):
         big = {}
         t = threading.Thread(target=lambda: big.update(r=httpx.post(
             url + "/v1/annotate", json={"text": "a " * 50000}, timeout=120)))
@@ -612,16 +624,11 @@ def test_served_pathological_request_neither_blocks_others_nor_runs_on(tmp_path)
         while httpx.get(url + "/readyz").json()["pending"] and time.monotonic() < deadline:
             time.sleep(0.1)
         assert httpx.get(url + "/readyz").json()["pending"] == 0
-    finally:
-        proc.terminate()
-        out = proc.communicate(timeout=60)[0]
-    assert "Traceback" not in out
 
 
 @pytest.mark.slow
 def test_served_slow_clients_are_timed_out_and_health_stays_reachable(tmp_path):
-    proc, url, port = _start(tmp_path, "--max-connections", "3", "--read-timeout", "2")
-    try:
+    with _served(tmp_path, "--max-connections", "3", "--read-timeout", "2") as (url, port):
         stalled = []
         for _ in range(3):  # headers, then one byte of a 100,000-byte body
             s = socket.create_connection(("127.0.0.1", port))
@@ -648,10 +655,6 @@ def test_served_slow_clients_are_timed_out_and_health_stays_reachable(tmp_path):
             data = _read_until_closed(s, 30)
         assert data.startswith(b"HTTP/1.1 400")
         assert json.loads(data.partition(b"\r\n\r\n")[2])["code"] == "E419"
-    finally:
-        proc.terminate()
-        out = proc.communicate(timeout=60)[0]
-    assert "Traceback" not in out
 
 
 @pytest.mark.slow
