@@ -25,8 +25,6 @@ from ..taxonomy import RELATIONS
 
 NONE = "none"  # label of an occurrence that is not a logical connective
 LABELS = tuple(RELATIONS) + (NONE,)
-# The paper's three ambiguous keywords; the bundled models may cover more (see logicparse/models/senses/).
-
 # PDTB sense prefix -> relation, checked in order (fixed: figures compare across models).
 _SENSE_PREFIXES = (
     ("Temporal.", "temporal"),
