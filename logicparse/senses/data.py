@@ -1,6 +1,6 @@
 """Labelled keyword occurrences: built from GDTB, read from and written to ``logicparse/annotations/*.jsonl``.
 
-Gold labels from GDTB are fixed (issue #4) so that numbers compare across models: an occurrence of
+Gold labels from GDTB are fixed, once for all models, so that numbers compare across models: an occurrence of
 a target keyword gets the relation of the Explicit GDTB relation whose connective is exactly that
 word at that place, through :func:`gold_relation`; an occurrence no Explicit relation claims is
 ``none`` (not a connective: ``works as a teacher``, ``as tall as``). Occurrences are found with the
@@ -25,10 +25,7 @@ from ..taxonomy import RELATIONS
 
 NONE = "none"  # label of an occurrence that is not a logical connective
 LABELS = tuple(RELATIONS) + (NONE,)
-# The paper's three ambiguous keywords; the bundled models may cover more (see logicparse/models/senses/).
-PAPER_KEYWORDS = ("since", "as", "while")
-
-# PDTB sense prefix -> relation, checked in order (issue #4, fixed).
+# PDTB sense prefix -> relation, checked in order (fixed: figures compare across models).
 _SENSE_PREFIXES = (
     ("Temporal.", "temporal"),
     ("Contingency.Cause.", "causal"),

@@ -1,4 +1,4 @@
-"""The Document record (DESIGN.md, contract): one per input document.
+"""The Document record: one per input document.
 
 The same record is an Arrow row in the shards, the REST response body, and ``Document.to_dict()``.
 Its fields are declared once, here; each carries its Arrow type in ``Annotated`` metadata, and the
