@@ -158,7 +158,7 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         summary="Logical structure of English text (Logical Transformers, Wang et al. 2023).",
         description="Keywords of 12 logical relations, their alpha/beta spans, and per-token "
         "layered logic labels. `POST /v1/annotate` returns the Document record of the batch "
-        "shards (DESIGN.md). A page to try it is at `/`.",
+        "shards. A page to try it is at `/`.",
         lifespan=lifespan,
         docs_url=None,  # served below from local files: FastAPI's default loads them from a CDN
         redoc_url=None,
