@@ -9,12 +9,13 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional, Sequence, Union
+from typing import Generator, Iterable, Iterator, Optional, Sequence, Union
 
 from .errors import Errors, InputTextError, LogicparseError, TreeFormatError
 from .mapping import Match, find_keywords, layer_labels, map_keyword
 from .ptb import split_trees
-from .senses import SenseDecision, SenseModel, SenseQuery, load_senses
+from .senses import SenseDecision, SenseModel, load_senses
+from .senses.decide import query as sense_query
 from .taxonomy import RELATIONS, category
 from .tokens import Document, Relation
 from .trees import ParseTree, read_tree, strip_wrappers
@@ -26,6 +27,15 @@ logger = logging.getLogger(__name__)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _PARAGRAPH = re.compile(r"\n\s*\n")
+_NO_ID = object()
+
+# The parser's work on a sentence grows faster than its length (the chart is quadratic), and so
+# do its time and memory: a 300-token sentence took 72 times as long as a 25-token one (6 times
+# per token), and four of them parsed together raised the process's peak RSS by 1 GB
+# (benchmarks/parse_cost.py). So the sentences of a batch are parsed in chunks whose summed
+# squared lengths stay under this bound: one sentence of the parser's longest (300 tokens), or a
+# few hundred ordinary ones.
+PARSE_CHUNK_COST = 300 ** 2
 
 
 # A sentence before parsing: its tokens and their character offsets (starts, ends).
@@ -41,9 +51,10 @@ class Sentence:
     bracketed: str
 
 
-def check_text(text) -> str:
+def check_text(text, max_chars: Optional[int] = None) -> str:
     """Validate input text; returns it unchanged. Bytes must be valid UTF-8 (they are decoded);
-    a str with lone surrogates (undecodable bytes smuggled through surrogateescape) is refused."""
+    a str with lone surrogates (undecodable bytes smuggled through surrogateescape) is refused,
+    and so is a text longer than ``max_chars`` characters."""
     if isinstance(text, (bytes, bytearray)):
         try:
             return bytes(text).decode("utf-8")
@@ -54,7 +65,32 @@ def check_text(text) -> str:
     m = _SURROGATE.search(text)
     if m:
         raise InputTextError(Errors.E002.format(pos=m.start(), char=m.group()))
+    if max_chars is not None and len(text) > max_chars:
+        raise InputTextError(Errors.E333.format(n=len(text), limit=max_chars))
     return text
+
+
+def parse_chunks(lengths: Sequence[int], budget: int = PARSE_CHUNK_COST) -> list[tuple[int, int]]:
+    """[start, end) ranges of consecutive sentences (given by their token counts) whose squared
+    lengths sum to at most ``budget``; a longer sentence is a chunk of its own."""
+    out, start, cost = [], 0, 0
+    for i, n in enumerate(lengths):
+        if i > start and cost + n * n > budget:
+            out.append((start, i))
+            start, cost = i, 0
+        cost += n * n
+    if start < len(lengths):
+        out.append((start, len(lengths)))
+    return out
+
+
+def _drain(steps: Generator):
+    """Run a step generator to its end; its return value."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
 
 
 def _resolve_senses(senses, device: str = "cpu") -> Optional[SenseModel]:
@@ -66,25 +102,19 @@ def _resolve_senses(senses, device: str = "cpu") -> Optional[SenseModel]:
 
 def _decide(matches: Sequence[tuple[Sentence, Match]], senses: Optional[SenseModel]
             ) -> list[SenseDecision]:
-    """One decision per match: the lexicon's sense, or the classifier's for ambiguous keywords."""
-    decisions = [SenseDecision(m.keyword.senses[0], 1.0, "lexicon") for _, m in matches]
+    """One decision per match: with ``senses=None`` the lexicon's sense (the paper's literal
+    behaviour); otherwise the sense model's, which gets every occurrence with its sentence's tree
+    (tree rules, then classifiers, then the lexicon: ``logicparse.senses.decide``)."""
     if senses is None:
-        return decisions
-    todo = [i for i, (_, m) in enumerate(matches) if m.keyword.ambiguous]
-    if not todo:
-        return decisions
-    queries = []
-    for i in todo:
-        sent, m = matches[i]
-        before = " ".join(sent.tokens[:m.start])
-        start = len(before) + (1 if m.start else 0)
-        end = start + len(" ".join(sent.tokens[m.start:m.end]))
-        queries.append(SenseQuery(m.keyword.text, m.keyword.senses, " ".join(sent.tokens), start, end))
-    for i, d in zip(todo, senses.disambiguate(queries)):
+        return [SenseDecision(m.keyword.senses[0], 1.0, "lexicon") for _, m in matches]
+    if not matches:
+        return []
+    queries = [sense_query(m.keyword, sent.tokens, m.start, m.end, sent.tree) for sent, m in matches]
+    decisions = list(senses.disambiguate(queries))
+    for (_, m), d in zip(matches, decisions):
         if d.relation is not None and d.relation not in RELATIONS:
             raise LogicparseError(Errors.E022.format(
-                relation=d.relation, keyword=matches[i][1].keyword.text, opts=RELATIONS))
-        decisions[i] = d
+                relation=d.relation, keyword=m.keyword.text, opts=RELATIONS))
     return decisions
 
 
@@ -173,61 +203,113 @@ class Annotator:
         self.senses = _resolve_senses(senses, device=device)
         self.nlp = _load_spacy(spacy_model)
 
+    @property
+    def max_chars(self) -> int:
+        """The longest text accepted, in characters: spaCy's ``nlp.max_length`` (1,000,000 by
+        default; raise it on ``annotator.nlp`` for longer texts, memory permitting)."""
+        return self.nlp.max_length
+
     def annotate(self, text, id: str = "") -> Document:
-        """One document. Raises InputTextError for text that is not valid Unicode; empty or
-        whitespace-only text gives an empty Document."""
-        return self._annotate_batch([(id, check_text(text))])[0]
+        """One document. Raises InputTextError for text that is not valid Unicode or longer than
+        ``max_chars``; empty or whitespace-only text gives an empty Document."""
+        return self._annotate_batch([(id, check_text(text, self.max_chars))])[0]
 
     def pipe(self, texts: Iterable, batch_size: int = 32, ids: Optional[Iterable[str]] = None,
              ) -> Iterator[Document]:
         """Annotate many documents, parsing the sentences of ``batch_size`` documents together.
         A document that fails yields a Document with ``error`` set (never dropped, never raised),
-        so that every input gives exactly one output, in order."""
+        so that every input gives exactly one output, in order.
+
+        ``ids``, when given, must hold one id per text. If ``texts`` (or ``ids``) raises, or the
+        ids run out before the texts, the documents already read are annotated and yielded
+        first; then the error is raised. More ids than texts is raised after the last document.
+        """
         ids_it = iter(ids) if ids is not None else None
+        texts_it = iter(texts)
         batch: list[tuple[str, object]] = []
-        for i, text in enumerate(texts):
-            batch.append((next(ids_it) if ids_it is not None else str(i), text))
+        failure: Optional[BaseException] = None
+        n = 0
+        while True:
+            try:
+                text = next(texts_it)
+                doc_id = str(n) if ids_it is None else next(ids_it, _NO_ID)
+            except StopIteration:
+                break
+            except Exception as e:  # noqa: BLE001 - raised below, once the batch read is out
+                failure = e
+                break
+            if doc_id is _NO_ID:
+                failure = InputTextError(Errors.E330.format(n=n, index=n))
+                break
+            batch.append((doc_id, text))
+            n += 1
             if len(batch) >= batch_size:
                 yield from self._pipe_batch(batch)
                 batch = []
         if batch:
             yield from self._pipe_batch(batch)
+        if failure is None and ids_it is not None and next(ids_it, _NO_ID) is not _NO_ID:
+            failure = InputTextError(Errors.E331.format(n=n))
+        if failure is not None:
+            raise failure
+
+    def pipe_steps(self, texts: Sequence, ids: Sequence[str]) -> Generator[None, None, list[Document]]:
+        """``pipe`` over one batch, as a generator: it yields after each chunk of parser work
+        (bounded in time and memory, see ``PARSE_CHUNK_COST``) and returns the Documents. A
+        scheduler steps it to interleave other work, or closes it to stop the work between two
+        chunks (threads cannot be stopped from outside)."""
+        if len(texts) != len(ids):
+            raise InputTextError(Errors.E330.format(n=len(ids), index=len(ids)) if len(ids) < len(
+                texts) else Errors.E331.format(n=len(texts)))
+        return (yield from self._pipe_batch_steps(list(zip(ids, texts))))
 
     def _pipe_batch(self, batch: list[tuple[str, object]]) -> list[Document]:
+        return _drain(self._pipe_batch_steps(batch))
+
+    def _pipe_batch_steps(self, batch: list[tuple[str, object]]):
         checked: list[tuple[str, str]] = []
         errors: dict[int, Document] = {}
         for i, (doc_id, text) in enumerate(batch):
             try:
-                checked.append((doc_id, check_text(text)))
+                checked.append((doc_id, check_text(text, self.max_chars)))
             except LogicparseError as e:
                 errors[i] = Document.failed(doc_id, text if isinstance(text, str) else "", str(e))
-        done = iter(self.annotate_segmented(
-            [(doc_id, text, self.segment(text)) for doc_id, text in checked]))
+        done = iter((yield from self._segmented_steps(
+            [(doc_id, text, self.segment(text)) for doc_id, text in checked])))
         return [errors[i] if i in errors else next(done) for i in range(len(batch))]
 
     def annotate_segmented(self, items: Sequence[tuple[str, str, list[Segment]]]) -> list[Document]:
         """(id, text, sentences) -> Documents, the sentences already tokenised (see ``segment``;
-        the spaCy component passes a spaCy Doc's). All sentences are parsed in one batch; if that
-        fails, the documents are annotated one by one, so that only the failing ones come back
-        with ``error`` set."""
-        try:
-            return self._annotate_segmented(items)
-        except Exception:  # noqa: BLE001 - one bad document must not sink its batch
-            return [self._annotate_one_safely(item) for item in items]
+        the spaCy component passes a spaCy Doc's). The sentences are parsed in bounded chunks
+        (``PARSE_CHUNK_COST``); if that fails, the documents are annotated one by one, so that
+        only the failing ones come back with ``error`` set (E320)."""
+        return _drain(self._segmented_steps(items))
 
-    def _annotate_one_safely(self, item: tuple[str, str, list[Segment]]) -> Document:
+    def _segmented_steps(self, items: Sequence[tuple[str, str, list[Segment]]]):
         try:
-            return self._annotate_segmented([item])[0]
-        except Exception as e:  # noqa: BLE001 - recorded in the row, the run goes on
-            return Document.failed(item[0], item[1], f"{type(e).__name__}: {e}")
+            return (yield from self._parse_and_build(items))
+        except Exception:  # noqa: BLE001 - one bad document must not sink its batch
+            # Find the culprit(s): annotate one by one so that the others still succeed.
+            alone = []
+            for item in items:
+                try:
+                    alone.append((yield from self._parse_and_build([item]))[0])
+                except Exception as e:  # noqa: BLE001 - recorded in the row, the run goes on
+                    alone.append(Document.failed(item[0], item[1], Errors.E320.format(
+                        type=type(e).__name__, message=e)))
+            return alone
 
     def _annotate_batch(self, docs: Sequence[tuple[str, str]]) -> list[Document]:
-        return self._annotate_segmented([(d, t, self.segment(t)) for d, t in docs])
+        return _drain(self._parse_and_build([(d, t, self.segment(t)) for d, t in docs]))
 
-    def _annotate_segmented(self, items: Sequence[tuple[str, str, list[Segment]]]
-                            ) -> list[Document]:
+    def _parse_and_build(self, items: Sequence[tuple[str, str, list[Segment]]]):
+        """Steps: one before each chunk of parsing, one before the Documents are built."""
         flat = [toks for _, _, sents in items for toks, _, _ in sents]
-        parsed = iter(self.parser.parse(flat) if flat else [])
+        trees = []
+        for a, b in parse_chunks([len(t) for t in flat]):
+            yield
+            trees.extend(self.parser.parse(flat[a:b]))
+        parsed = iter(trees)
         out = []
         for doc_id, text, sents in items:
             sentences = []
@@ -235,6 +317,7 @@ class Annotator:
                 tree = next(parsed)
                 sentences.append(Sentence(toks, starts, ends, strip_wrappers(tree), tree.to_string()))
             out.append((doc_id, text, sentences))
+        yield
         return build_documents(out, self.senses)
 
     @property

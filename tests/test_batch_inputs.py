@@ -70,11 +70,54 @@ def test_jsonl_missing_text_field_names_the_option():
         read([FIX / "docs.jsonl"])
 
 
-def test_jsonl_invalid_line(tmp_path):
+def test_bad_jsonl_records_become_documents_with_a_coded_error(tmp_path):
+    """Every record in, one document out: a line that is not JSON, not an object, a text that is
+    not a string or null or missing each keep their place with the error naming file and line."""
     p = tmp_path / "bad.jsonl"
-    p.write_text('{"text": "ok"}\n{not json}\n')
-    with pytest.raises(DataFormatError, match="line 2: not valid JSON"):
-        read([p])
+    p.write_text('{"text": "ok"}\n{not json}\n[1, 2]\n{"id": "n", "text": 5}\n'
+                 '{"text": null}\n{"body": "x"}\n' + "[" * 100000 + "\n" + '{"text": "end"}\n')
+    docs, n = read([p])
+    assert n == len(docs) == 8
+    assert [d.id for d in docs] == ["bad:1", "bad:2", "bad:3", "n", "bad:5", "bad:6", "bad:7",
+                                    "bad:8"]
+    assert [d.text for d in docs] == ["ok", None, None, None, None, None, None, "end"]
+    errors = [d.error for d in docs]
+    assert errors[0] is None and errors[-1] is None
+    assert errors[1].startswith("[E303]") and "line 2: not valid JSON" in errors[1]
+    assert errors[2].startswith("[E304]") and "line 3" in errors[2]
+    assert errors[3].startswith("[E335]") and "line 4" in errors[3] and "of type int" in errors[3]
+    assert "line 5" in errors[4] and "is null" in errors[4]
+    assert "line 6" in errors[5] and "missing (fields: body)" in errors[5]
+    assert errors[6].startswith("[E303]") and "nested too deeply" in errors[6]
+
+
+def test_table_text_that_is_not_a_string_is_a_row_with_its_error(tmp_path):
+    pq.write_table(pa.table({"text": [1, 2, None]}), tmp_path / "ints.parquet")
+    docs, n = read([tmp_path / "ints.parquet"])
+    assert n == 3 and [d.id for d in docs] == ["ints:1", "ints:2", "ints:3"]
+    assert all(d.text is None and d.error.startswith("[E335]") for d in docs)
+    assert "ints.parquet, row 2" in docs[1].error and "of type int" in docs[1].error
+    assert "is null" in docs[2].error
+
+
+def test_unreadable_files_are_documents_with_their_error(tmp_path):
+    """A symlink loop (and a dangling link) named *.txt in a directory is not skipped: it is a
+    document whose error says why it could not be read. (A loop given as an argument is
+    refused before any work, like a missing path.)"""
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "a.txt").write_text("Fine.")
+    (d / "loop.txt").symlink_to(d / "loop.txt")
+    (d / "gone.txt").symlink_to(d / "nowhere.txt")
+    docs, n = read([d])
+    assert [x.id for x in docs] == ["a", "gone", "loop"] and n == 3
+    assert docs[0].error is None and docs[0].text == "Fine."
+    for x in docs[1:]:
+        assert x.text is None and x.error.startswith("[E336] Cannot read")
+    assert "symbolic links" in docs[2].error.lower()
+    (tmp_path / "loop.jsonl").symlink_to(tmp_path / "loop.jsonl")
+    with pytest.raises(DataFormatError, match="E301"):
+        read([tmp_path / "loop.jsonl"])
 
 
 def test_parquet_and_arrow_inputs(tmp_path):
@@ -91,7 +134,14 @@ def test_parquet_and_arrow_inputs(tmp_path):
         stem = name.split(".")[0]
         assert [d.id for d in docs] == ["p1", f"{stem}:2", "p3"] and n == 3
         assert docs[0].text == "First one."
-        assert docs[2].text is None  # a null text: it becomes a failed row
+        assert docs[2].text is None and "is null" in docs[2].error  # a row with the error
+
+
+def test_a_file_that_is_not_parquet_is_refused_before_any_work(tmp_path):
+    (tmp_path / "t.parquet").write_text("hello")
+    with pytest.raises(DataFormatError) as e:
+        read([tmp_path / "t.parquet"])
+    assert e.value.code == "E338" and "t.parquet is not a Parquet file" in str(e.value)
 
 
 def test_table_without_the_text_column(tmp_path):

@@ -4,6 +4,7 @@ one row per document, failures recorded, crashes survived, resume, interruption,
 Faults are injected by marker words through ``tests/fixtures/batch/fake_pipeline.py``, which
 wraps the real bundled parser (the rest of the pipeline is the real one)."""
 
+import json
 import os
 import shutil
 import signal
@@ -81,7 +82,7 @@ def test_failures_are_rows_with_error_and_the_run_goes_on(run):
     rows = {d["id"]: d for d in read_shards(out).to_pylist()}
     assert "injected parser failure" in rows["t:2"]["error"]
     assert "worker process died" in rows["stdin:2"]["error"]
-    assert "must be a str" in rows["p-3"]["error"]  # a null text
+    assert rows["p-3"]["error"].startswith("[E335]") and "is null" in rows["p-3"]["error"]
     failed = {"t:2", "stdin:2", "p-3"}
     for doc_id, row in rows.items():
         if doc_id in failed:
@@ -198,3 +199,94 @@ def test_sigterm_leaves_whole_shards_and_resume_matches_an_uninterrupted_run(run
     assert m["complete"] and m["run"]["resumed_shards"] == len(written)
     uninterrupted = read_manifest(run[0])["shards"]
     assert [s["sha256"] for s in m["shards"]] == [s["sha256"] for s in uninterrupted]
+
+
+def test_resume_verifies_every_shard_and_redoes_those_that_differ(run, inputs, tmp_path):
+    """A flipped byte, a truncated shard and a shard the manifest does not list are each
+    annotated again (and named); the final shards equal the uninterrupted run's."""
+    out = tmp_path / "copy"
+    shutil.copytree(run[0], out)
+    before = read_manifest(out)["shards"]
+    flipped = bytearray((out / "shard-00001.arrow").read_bytes())
+    flipped[len(flipped) // 2] ^= 0xFF
+    (out / "shard-00001.arrow").write_bytes(bytes(flipped))
+    (out / "shard-00003.arrow").write_bytes((out / "shard-00003.arrow").read_bytes()[:-10])
+    m = read_manifest(out)
+    m["shards"] = [e for e in m["shards"] if e["file"] != "shard-00005.arrow"]
+    (out / "manifest.json").write_text(json.dumps(m))
+    r = cli(*annotate_args(inputs, out, "--quiet"), stdin=STDIN)
+    assert r.exit_code == 0, r.output
+    m = read_manifest(out)
+    assert m["run"]["resumed_shards"] == 4 and m["run"]["documents_annotated"] == 6
+    assert m["run"]["rewritten_shards"] == [
+        {"file": "shard-00001.arrow", "reason": "sha256 differs from manifest.json"},
+        {"file": "shard-00003.arrow", "reason": f"{before[3]['bytes'] - 10} bytes, manifest.json "
+                                                f"says {before[3]['bytes']}"},
+        {"file": "shard-00005.arrow", "reason": "not listed in manifest.json"}]
+    assert m["shards"] == before
+    assert [file_sha256(p) for p in sorted(out.glob("shard-*.arrow"))] == [
+        e["sha256"] for e in before]
+    read_shards(out, verify=True)
+
+
+def test_changed_inputs_are_named_with_the_way_on(tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.txt").write_text("If it rains, we stay home.")
+    (d / "b.txt").write_text("She left since it was late.")
+    args = ["annotate", d, "--out", tmp_path / "out", "--senses", "none", "--shard-size", 1,
+            "--annotator", "fake_pipeline:flat", "--quiet"]
+    assert cli(*args).exit_code == 0
+    (d / "a.txt").write_text("If it rains, we stay home and read.")
+    (d / "c.txt").write_text("New.")
+    r = cli(*args)
+    assert r.exit_code == 2 and "[E310]" in r.output
+    assert f"{d}/a.txt changed: 26 bytes, now 35" in r.output.replace("\n", "")
+    assert "1 file(s) added to" in r.output and "c.txt" in r.output
+    assert "--overwrite" in r.output and "restore the inputs" in r.output
+    (d / "c.txt").unlink()
+    (d / "a.txt").write_text("If it rains, we stay home.")
+    r = cli(*args[:-1], "--chunk-chars", 10, "--quiet")
+    assert r.exit_code == 2 and "setting chunk_chars was 20000, now 10" in r.output
+
+
+def test_bad_records_are_rows_with_coded_errors_and_the_run_completes(tmp_path):
+    src = tmp_path / "bad.jsonl"
+    src.write_text('{"id": "ok", "text": "If it rains, we stay home."}\n{"id": "int", "text": 7}\n'
+                   '{"id": "null", "text": null}\n{broken\n'
+                   '{"id": "ok", "text": "Same id again."}\n')
+    pq.write_table(pa.table({"text": [1, 2]}), tmp_path / "ints.parquet")
+    (tmp_path / "huge.txt").write_text("word " * 200_001)
+    r = cli("annotate", src, tmp_path / "ints.parquet", tmp_path / "huge.txt", "--out",
+            tmp_path / "out", "--senses", "none", "--annotator", "fake_pipeline:flat")
+    assert r.exit_code == 0, r.output
+    rows = read_shards(tmp_path / "out").to_pylist()
+    assert [(x["id"], (x["error"] or "")[:6]) for x in rows] == [
+        ("ok", ""), ("int", "[E335]"), ("null", "[E335]"), ("bad:4", "[E303]"), ("ok", ""),
+        ("ints:1", "[E335]"), ("ints:2", "[E335]"), ("huge", "[E333]")]
+    assert rows[-1]["text"] == "word " * 200_001 and rows[-1]["tokens"] == []
+    m = read_manifest(tmp_path / "out")
+    assert m["failed"] == 6 and m["duplicate_ids"] == {"count": 1, "examples": ["ok"]}
+
+
+def test_output_that_cannot_be_written_is_a_coded_error(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("not a directory")
+    r = cli("annotate", CORPUS / "alpha.txt", "--out", tmp_path / "file" / "out", "--senses",
+            "none", "--annotator", "fake_pipeline:flat")
+    assert r.exit_code == 2 and "[E337] Cannot write" in r.output
+    assert "Traceback" not in r.output
+
+    import errno
+
+    from logicparse.batch import shards as sh
+    from logicparse.errors import OutputError
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(sh.pa, "OSFile", full)
+    table = sh.documents_to_table([])
+    with pytest.raises(OutputError) as e:
+        sh.write_shard(tmp_path, 0, table)
+    assert e.value.code == "E337" and "No space left on device" in str(e.value)
+    assert not list(tmp_path.glob(".tmp-*"))

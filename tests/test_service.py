@@ -9,6 +9,7 @@ matter of timing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -445,3 +446,227 @@ def test_logicparse_serve_process(tmp_path):
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+# --- bounded work, every error in one shape ---------------------------------------------------
+
+def test_every_refusal_has_detail_and_code(lexicon_annotator):
+    """The framework's own 404/405/400 and an unexpected exception come in the service's shape."""
+    app = create_app(Settings(senses=None, max_tokens=50),
+                     annotator=lexicon_annotator)
+    with TestClient(app) as c:
+        r = c.get("/nowhere")
+        assert r.status_code == 404 and r.json()["code"] == "E413" and "/v1/annotate" in r.json()["detail"]
+        r = c.delete("/v1/annotate")
+        assert r.status_code == 405 and r.json()["code"] == "E414"
+        assert r.headers["allow"] == "POST"
+        deep = b'{"text": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"
+        r = c.post("/v1/annotate", content=deep, headers={"content-type": "application/json"})
+        assert r.status_code == 400 and r.json()["code"] == "E415"
+        assert "RecursionError" in r.json()["detail"]
+        for response in (c.get("/nowhere"), c.delete("/v1/annotate")):
+            assert set(response.json()) == {"detail", "code"}
+        # The token bound: checked before any parsing (spaCy's tokens, not characters).
+        r = c.post("/v1/annotate", json={"text": "a " * 51})
+        assert r.status_code == 413 and r.json()["code"] == "E418" and "51 tokens" in r.json()["detail"]
+        r = c.post("/v1/annotate", json={"text": "a," * 30})  # 60 characters, 60 tokens
+        assert r.status_code == 413 and r.json()["code"] == "E418"
+        assert c.post("/v1/annotate", json={"text": "a " * 50}).status_code == 200
+
+    class Broken:
+        parser = senses = None
+
+        def pipe(self, texts, **kw):
+            raise RuntimeError("secret internals")
+
+    with TestClient(create_app(Settings(senses=None), annotator=Broken()),
+                    raise_server_exceptions=False) as c:
+        r = c.post("/v1/annotate", json={"text": "x"})
+        assert r.status_code == 500 and r.json()["code"] == "E420"
+        assert "secret" not in r.json()["detail"]  # internals stay in the server log
+
+
+def test_status_table_is_the_one_place_for_statuses():
+    from logicparse.errors import InputTextError
+    from logicparse.service import errors as se
+
+    expected = {se.BadRequest: 400, InputTextError: 400, se.NotFound: 404,
+                se.MethodNotAllowed: 405, se.SlowClient: 408, se.TooLarge: 413, se.Busy: 503,
+                se.Loading: 503, se.TimedOut: 504, se.Internal: 500}
+    assert se.STATUS == expected
+    status, body, headers = se.error_body(se.Busy("[E409] full", {"Retry-After": 2}))
+    assert status == 503 and json.loads(body) == {"detail": "[E409] full", "code": "E409"}
+    assert headers == {"Retry-After": "2"}
+    assert se.error_body(KeyError("x"))[0] == 500
+
+
+def stepped(n: int, seconds: float, log: list, name: str):
+    """Stepped work: ``n`` steps of ``seconds`` each; records its steps and whether it ended."""
+    def work():
+        try:
+            for _ in range(n):
+                yield
+                time.sleep(seconds)
+                log.append(name)
+            return [name]
+        finally:
+            log.append(f"{name}:end")
+    return work()
+
+
+def test_pool_interleaves_a_short_request_with_a_long_one():
+    """A one-step request arriving while a 60-step one runs is answered long before the long
+    one ends: the thread takes turns instead of finishing the long work first."""
+    log: list = []
+
+    def work(texts, ids):
+        return stepped(60 if texts == ["long"] else 1, 0.05, log, texts[0])
+
+    async def scenario():
+        pool = WorkPool(work, threads=1, queue=4, timeout=30, slice_s=0.1)
+        long = asyncio.ensure_future(pool.run(["long"], ["0"]))
+        while "long" not in log:
+            await asyncio.sleep(0.01)
+        short = await pool.run(["short"], ["1"])
+        assert not long.done()
+        at_short = log.count("long")
+        result = await long
+        pool.shutdown()
+        return short, result, at_short
+
+    short, result, at_short = asyncio.run(scenario())
+    assert short == ["short"] and result == ["long"]
+    assert at_short < 60 and log.count("long") == 60
+
+
+def test_pool_stops_stepped_work_past_its_deadline_and_frees_its_slot():
+    log: list = []
+
+    async def scenario():
+        pool = WorkPool(lambda texts, ids: stepped(200, 0.02, log, "long"), threads=1, queue=0,
+                        timeout=0.3)
+        with pytest.raises(TimedOut):
+            await pool.run(["long"], ["0"])
+        for _ in range(500):  # the thread closes the work at its next step
+            if pool.pending == 0:
+                break
+            await asyncio.sleep(0.01)
+        pending, abandoned = pool.pending, pool.abandoned
+        pool.shutdown()
+        return pending, abandoned
+
+    pending, abandoned = asyncio.run(scenario())
+    assert pending == 0 and abandoned == 1
+    assert log[-1] == "long:end" and log.count("long") < 200  # stopped, not run to its end
+
+
+# --- `logicparse serve` under attack ----------------------------------------------------------
+
+def _start(tmp_path, *flags):
+    port = _free_port()
+    env = dict(os.environ, LOGICPARSE_SENSES="none", LOGICPARSE_LOG_LEVEL="warning")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from logicparse.cli import main; main()", "serve", "--host",
+         "127.0.0.1", "--port", str(port), *flags],
+        env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 180
+    while True:
+        assert proc.poll() is None, proc.stdout.read()
+        try:
+            if httpx.get(url + "/readyz", timeout=2).status_code == 200:
+                return proc, url, port
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline, "service did not become ready"
+        time.sleep(0.3)
+
+
+@contextlib.contextmanager
+def _served(tmp_path, *flags):
+    """A real `logicparse serve` (lexicon senses); its output must hold no traceback."""
+    proc, url, port = _start(tmp_path, *flags)
+    try:
+        yield url, port
+    finally:
+        proc.terminate()
+        out = proc.communicate(timeout=60)[0]
+    assert "Traceback" not in out
+
+
+def _read_until_closed(sock: socket.socket, limit: float) -> bytes:
+    sock.settimeout(limit)
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data
+
+
+@pytest.mark.slow
+def test_served_pathological_request_neither_blocks_others_nor_runs_on(tmp_path):
+    """`{"text": "a " * 50000}` (within the limits): a one-sentence request sent while it runs is
+    answered 200 before it ends; it gets 504 at its deadline and its work stops, so that the
+    capacity comes back."""
+    with _served(tmp_path, "--timeout", "6") as (url, _):
+        big = {}
+        t = threading.Thread(target=lambda: big.update(r=httpx.post(
+            url + "/v1/annotate", json={"text": "a " * 50000}, timeout=120)))
+        t.start()
+        while httpx.get(url + "/readyz").json()["pending"] == 0:
+            time.sleep(0.05)
+        time.sleep(1.0)  # its work has started
+        r = httpx.post(url + "/v1/annotate", json={"text": EXAMPLE}, timeout=60)
+        assert r.status_code == 200 and r.json()["relations"]
+        assert t.is_alive()  # answered while the long request was still being worked on
+        t.join()
+        assert big["r"].status_code == 504 and big["r"].json()["code"] == "E410"
+        deadline = time.monotonic() + 30
+        while httpx.get(url + "/readyz").json()["pending"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert httpx.get(url + "/readyz").json()["pending"] == 0
+
+
+@pytest.mark.slow
+def test_served_slow_clients_are_timed_out_and_health_stays_reachable(tmp_path):
+    with _served(tmp_path, "--max-connections", "3", "--read-timeout", "2") as (url, port):
+        stalled = []
+        for _ in range(3):  # headers, then one byte of a 100,000-byte body
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(b"POST /v1/annotate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                      b"\r\nContent-Length: 100000\r\n\r\n{")
+            stalled.append(s)
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(b"POST /v1/annotate HTTP/1.1\r\nHost: x\r\n")  # headers never finished
+        stalled.append(s)
+        time.sleep(0.3)
+        assert httpx.get(url + "/healthz", timeout=5).status_code == 200
+        r = httpx.post(url + "/v1/annotate", json={"text": EXAMPLE}, timeout=30)
+        assert r.status_code == 503 and r.json()["code"] == "E417" and "retry-after" in r.headers
+        for s in stalled:  # each is answered 408 and closed by the server
+            data = _read_until_closed(s, 30)
+            s.close()
+            assert data.startswith(b"HTTP/1.1 408"), data[:80]
+            assert json.loads(data.partition(b"\r\n\r\n")[2])["code"] == "E416"
+        r = httpx.post(url + "/v1/annotate", json={"text": EXAMPLE}, timeout=30)
+        assert r.status_code == 200
+        # The HTTP parser's own refusal, in the service's shape.
+        with socket.create_connection(("127.0.0.1", port)) as s:
+            s.sendall(b"POST /v1/annotate HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}")
+            data = _read_until_closed(s, 30)
+        assert data.startswith(b"HTTP/1.1 400")
+        assert json.loads(data.partition(b"\r\n\r\n")[2])["code"] == "E419"
+
+
+@pytest.mark.slow
+def test_serve_reports_bad_settings_and_unloadable_models_without_a_traceback(tmp_path):
+    cmd = [sys.executable, "-c", "from logicparse.cli import main; main()", "serve", "--host",
+           "127.0.0.1", "--port", str(_free_port()), "--senses", "none"]
+    r = subprocess.run(cmd + ["--timeout", "-1", "--max-tokens", "0"], capture_output=True,
+                       text=True, timeout=120, cwd=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "[E422] Invalid service setting: " in r.stderr
+    assert "--timeout -1.0: Input should be greater than 0" in r.stderr and "--max-tokens 0" in r.stderr
+    r = subprocess.run(cmd + ["--parser", str(tmp_path / "missing")], capture_output=True,
+                       text=True, timeout=300, cwd=tmp_path)
+    assert r.returncode != 0 and "Traceback" not in r.stdout + r.stderr
+    assert "[E412] The service could not load its models" in r.stderr and "[E100]" in r.stderr

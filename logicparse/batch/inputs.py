@@ -20,6 +20,12 @@ original bytes can be recovered), ``cp1252`` (Windows quotes and dashes; bytes i
 fall back to Latin-1), or ``replace`` (undecodable bytes become U+FFFD). Each such document is
 counted, per input, in ``manifest.json``.
 
+Bad records never stop a run: a .jsonl line that is not JSON, a text that is not a string or is
+null, a file that cannot be read (permissions, a symlink loop) each become one document with
+``error`` set (a coded message naming the file and line), so that every record in gives one row
+out. Only a mistake that would spoil every record is refused before work starts: a missing
+text column, or a first .jsonl record without the text field (name it with ``--text-field``).
+
 Order is part of the output contract: documents come out in argument order, and inside a
 directory by sorted path, so the same command gives the same shards.
 """
@@ -46,8 +52,9 @@ STDIN_FORMATS = ("lines", "text", "jsonl")
 @dataclass(frozen=True)
 class InputDoc:
     id: str
-    text: str
+    text: Optional[str]
     fallback: bool = False  # decoded with the fallback encoding
+    error: Optional[str] = None  # the record could not be read: its row carries this error
 
 
 @dataclass
@@ -97,8 +104,10 @@ def resolve_inputs(paths: list[str]) -> list[InputSpec]:
             continue
         path = Path(p)
         if path.is_dir():
+            # A *.txt entry that is not a directory is a document, even one that cannot be read
+            # (a symlink loop, a dangling link): its row says why.
             files = sorted((f for f in path.rglob("*") if f.suffix.lower() in TEXT_SUFFIXES
-                            and f.is_file()), key=lambda f: f.relative_to(path).as_posix())
+                            and not f.is_dir()), key=lambda f: f.relative_to(path).as_posix())
             if not files:
                 raise DataFormatError(Errors.E302.format(path=p))
             specs.append(InputSpec(p, "dir", files))
@@ -145,16 +154,39 @@ def count_documents(specs: list[InputSpec], opts: ReadOptions) -> Optional[int]:
             total += 1
         elif spec.kind == "dir":
             total += len(spec.files)
-        elif spec.kind == "jsonl":
-            with open(spec.path, "rb") as f:
-                total += sum(1 for line in f if line.strip())
-        elif spec.kind == "parquet":
-            import pyarrow.parquet as pq
-
-            total += pq.ParquetFile(spec.path).metadata.num_rows
         else:
-            total += sum(b.num_rows for b in _arrow_batches(spec.path, [opts.text_field]))
+            try:
+                total += _count_records(spec, opts)
+            except OSError:
+                total += 1  # unreadable: one row with the error
     return total
+
+
+def _count_records(spec: InputSpec, opts: ReadOptions) -> int:
+    if spec.kind == "jsonl":
+        n = 0
+        with open(spec.path, "rb") as f:
+            for line in f:
+                if line.strip():
+                    if n == 0:
+                        _check_first_record(line, spec.path, opts)
+                    n += 1
+        return n
+    if spec.kind == "parquet":
+        return _parquet_file(spec.path).metadata.num_rows
+    return sum(b.num_rows for b in _arrow_batches(spec.path, [opts.text_field]))
+
+
+def _check_first_record(line: bytes, path: str, opts: ReadOptions) -> None:
+    """A first record without the text field means the wrong --text-field, which would make
+    every row an error: refuse before any work."""
+    try:
+        obj = json.loads(decode(line, opts)[0])
+    except json.JSONDecodeError:
+        return  # one bad line: its own row says so
+    if isinstance(obj, dict) and opts.text_field not in obj:
+        raise DataFormatError(Errors.E304.format(path=path, line=1, field=opts.text_field,
+                                                 keys=", ".join(sorted(obj))))
 
 
 def read_documents(specs: list[InputSpec], opts: ReadOptions,
@@ -168,18 +200,21 @@ def read_documents(specs: list[InputSpec], opts: ReadOptions,
 def _read_one(spec: InputSpec, opts: ReadOptions, stdin: Optional[BinaryIO]) -> Iterator[InputDoc]:
     if spec.kind == "txt":
         path = Path(spec.path)
-        yield _text_doc(_strip_txt(path.name), path.read_bytes(), opts)
+        yield _file_doc(_strip_txt(path.name), path, opts)
     elif spec.kind == "dir":
         root = Path(spec.path)
         for f in spec.files:
-            yield _text_doc(_strip_txt(f.relative_to(root).as_posix()), f.read_bytes(), opts)
-    elif spec.kind == "jsonl":
-        with open(spec.path, "rb") as f:
-            yield from _jsonl_docs(f, Path(spec.path).stem, spec.path, opts)
-    elif spec.kind == "parquet":
-        yield from _table_docs(spec.path, _parquet_batches(spec.path, opts), opts)
-    elif spec.kind == "arrow":
-        yield from _table_docs(spec.path, _arrow_batches(spec.path, None), opts)
+            yield _file_doc(_strip_txt(f.relative_to(root).as_posix()), f, opts)
+    elif spec.kind in ("jsonl", "parquet", "arrow"):
+        n = 0
+        try:
+            for doc in _read_records(spec, opts):
+                n += 1
+                yield doc
+        except OSError as e:
+            if n:  # the file went bad midway (I/O error): not a record to skip silently
+                raise DataFormatError(Errors.E336.format(path=spec.path, reason=_reason(e))) from None
+            yield _unreadable(Path(spec.path).stem, spec.path, e)
     elif spec.kind == "stdin":
         stream = stdin if stdin is not None else sys.stdin.buffer
         if opts.stdin_format == "jsonl":
@@ -193,6 +228,32 @@ def _read_one(spec: InputSpec, opts: ReadOptions, stdin: Optional[BinaryIO]) -> 
                 if raw.strip():
                     n += 1
                     yield _text_doc(f"stdin:{n}", raw, opts)
+
+
+def _read_records(spec: InputSpec, opts: ReadOptions) -> Iterator[InputDoc]:
+    if spec.kind == "jsonl":
+        with open(spec.path, "rb") as f:
+            yield from _jsonl_docs(f, Path(spec.path).stem, spec.path, opts)
+    elif spec.kind == "parquet":
+        yield from _table_docs(spec.path, _parquet_batches(spec.path, opts), opts)
+    else:
+        yield from _table_docs(spec.path, _arrow_batches(spec.path, None), opts)
+
+
+def _file_doc(doc_id: str, path: Path, opts: ReadOptions) -> InputDoc:
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        return _unreadable(doc_id, str(path), e)
+    return _text_doc(doc_id, data, opts)
+
+
+def _unreadable(doc_id: str, path: str, e: OSError) -> InputDoc:
+    return InputDoc(doc_id, None, error=Errors.E336.format(path=path, reason=_reason(e)))
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or type(e).__name__
 
 
 def _strip_txt(name: str) -> str:
@@ -209,24 +270,36 @@ def _jsonl_docs(stream: BinaryIO, stem: str, where: str, opts: ReadOptions) -> I
         if not raw.strip():
             continue
         line, fell_back = decode(raw, opts)
+        default_id = f"{stem}:{lineno}"
         try:
             obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise DataFormatError(Errors.E303.format(path=where, line=lineno,
-                                                     reason=e.msg)) from None
-        if not isinstance(obj, dict) or not isinstance(obj.get(opts.text_field), str):
-            keys = ", ".join(sorted(obj)) if isinstance(obj, dict) else type(obj).__name__
-            raise DataFormatError(Errors.E304.format(path=where, line=lineno,
-                                                     field=opts.text_field, keys=keys))
+        except (json.JSONDecodeError, RecursionError) as e:
+            reason = e.msg if isinstance(e, json.JSONDecodeError) else "nested too deeply"
+            yield InputDoc(default_id, None, fell_back,
+                           Errors.E303.format(path=where, line=lineno, reason=reason))
+            continue
+        if not isinstance(obj, dict):
+            yield InputDoc(default_id, None, fell_back, Errors.E304.format(
+                path=where, line=lineno, field=opts.text_field, keys=type(obj).__name__))
+            continue
         doc_id = obj.get(opts.id_field)
-        doc_id = f"{stem}:{lineno}" if doc_id is None else str(doc_id)
-        yield InputDoc(doc_id, obj[opts.text_field], fell_back)
+        doc_id = default_id if doc_id is None else str(doc_id)
+        yield _checked_doc(doc_id, obj.get(opts.text_field, _MISSING), fell_back,
+                           f"{where}, line {lineno}", opts, obj)
+
+
+def _parquet_file(path: str):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path)
+    except pa.ArrowInvalid as e:
+        raise DataFormatError(Errors.E338.format(path=path, reason=e)) from None
 
 
 def _parquet_batches(path: str, opts: ReadOptions):
-    import pyarrow.parquet as pq
-
-    pf = pq.ParquetFile(path)
+    pf = _parquet_file(path)
     names = pf.schema_arrow.names
     cols = [c for c in (opts.id_field, opts.text_field) if c in names]
     if opts.text_field not in names:
@@ -264,10 +337,24 @@ def _table_docs(path: str, batches, opts: ReadOptions) -> Iterator[InputDoc]:
                else [None] * len(texts))
         for doc_id, text in zip(ids, texts):
             row += 1
+            fell_back = False
             if isinstance(text, (bytes, bytearray)):
                 text, fell_back = decode(bytes(text), opts)
-            else:
-                fell_back = False
-            # A null text is still a document: it becomes a row with `error` filled.
-            yield InputDoc(f"{stem}:{row}" if doc_id is None else str(doc_id),
-                           text if text is not None else None, fell_back)
+            yield _checked_doc(f"{stem}:{row}" if doc_id is None else str(doc_id), text,
+                               fell_back, f"{path}, row {row}", opts)
+
+
+_MISSING = object()
+
+
+def _checked_doc(doc_id: str, text, fell_back: bool, where: str, opts: ReadOptions,
+                 record: Optional[dict] = None) -> InputDoc:
+    """The document, or a row with the error when its text is missing, null or not a string."""
+    if isinstance(text, str):
+        return InputDoc(doc_id, text, fell_back)
+    if text is _MISSING:
+        what = "missing (fields: " + ", ".join(sorted(record or {})) + ")"
+    else:
+        what = "null" if text is None else f"of type {type(text).__name__}"
+    return InputDoc(doc_id, None, fell_back,
+                    Errors.E335.format(where=where, field=opts.text_field, what=what))

@@ -107,8 +107,10 @@ class LocalEngine:
                         if chunk.isolated:
                             yield _crashed(chunk, str(broken[0][1]))
                         else:
-                            retry.extend(Chunk(chunk.shard, chunk.start + i, (d,), (t,), True)
-                                         for i, (d, t) in enumerate(zip(chunk.ids, chunk.texts)))
+                            errors = chunk.errors or (None,) * len(chunk.ids)
+                            retry.extend(Chunk(chunk.shard, chunk.start + i, (d,), (t,), True, (e,))
+                                         for i, (d, t, e) in enumerate(zip(chunk.ids, chunk.texts,
+                                                                           errors)))
                     self._pool = self._new_pool(self.workers)
         finally:
             self.close()

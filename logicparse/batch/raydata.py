@@ -39,7 +39,7 @@ class _Actor:
         out = []
         for row in batch.to_pylist():
             result = self.annotate(Chunk(row["shard"], row["start"], tuple(row["ids"]),
-                                         tuple(row["texts"])))
+                                         tuple(row["texts"]), errors=tuple(row["errors"])))
             t, n, s = result.table, result.table.num_rows, result.stats
             cols = {"__shard": [row["shard"]] * n, "__start": [row["start"] + i for i in range(n)],
                     "__pid": [s["pid"]] * n, "__rss_mb": [s["rss_mb"]] * n,
@@ -79,7 +79,8 @@ class RayEngine:
         # Ray Data needs the items up front; a corpus larger than the driver's memory is
         # annotated in several runs (one per part), or with the local engine per node.
         items = [{"shard": c.shard, "start": c.start, "ids": list(c.ids),
-                  "texts": [t if t is not None else None for t in c.texts]} for c in chunks]
+                  "texts": [t if t is not None else None for t in c.texts],
+                  "errors": list(c.errors) or [None] * len(c.ids)} for c in chunks]
         if not items:
             return
         ray = self._init()

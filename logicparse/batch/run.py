@@ -2,8 +2,9 @@
 
 The plan depends on the input alone: documents are numbered in input order, shard ``i`` holds
 documents ``[i * shard_size, (i + 1) * shard_size)``, and each shard is cut into chunks of about
-``chunk_chars`` characters. A rerun of the same command keeps every finished shard whose ids match
-the plan and annotates only the rest.
+``chunk_chars`` characters. A rerun of the same command keeps every finished shard that matches
+its manifest entry (size and sha256) and the plan's ids, annotates again any that does not (and
+says so), and annotates the rest. The manifest lists each shard as soon as it is written.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import BinaryIO, Iterator, Optional
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import DataFormatError, Errors, LogicparseError
+from ..errors import DataFormatError, Errors, LogicparseError, OutputError
 from ..tokens import SCHEMA_VERSION
 from . import shards as sh
 from .inputs import InputSpec, ReadOptions, count_documents, read_documents, resolve_inputs
@@ -84,8 +85,9 @@ def annotate_corpus(inputs: list[str], out, config: Optional[RunConfig] = None,
     config.check()
     specs = resolve_inputs(inputs)
     out = Path(out)
+    identity = _identity(specs, config)
     fingerprint = _fingerprint(specs, config)
-    previous = _prepare_dir(out, fingerprint, config.overwrite)
+    previous = _prepare_dir(out, fingerprint, config.overwrite, identity)
     total = count_documents(specs, config.read)
     progress = progress or make_progress(quiet=True)
 
@@ -103,11 +105,14 @@ def annotate_corpus(inputs: list[str], out, config: Optional[RunConfig] = None,
         "fingerprint": fingerprint,
         "inputs": [s.describe() for s in specs],
         "versions": _versions(config.engine),
-        "shards": [],
+        # until each is checked, the previous run's shards stay listed (a run killed meanwhile
+        # must still be able to verify them)
+        "shards": (previous or {}).get("shards", []),
+        "identity": identity,
     }
     sh.write_manifest(out, manifest)
 
-    run = _Run(out, config, specs, manifest, progress, stdin)
+    run = _Run(out, config, specs, manifest, progress, stdin, previous)
     started = time.perf_counter()
     with _stop_on_sigterm():
         try:
@@ -121,10 +126,20 @@ def annotate_corpus(inputs: list[str], out, config: Optional[RunConfig] = None,
 
 class _Run:
     def __init__(self, out: Path, config: RunConfig, specs: list[InputSpec], manifest: dict,
-                 progress: Progress, stdin):
+                 progress: Progress, stdin, previous: Optional[dict] = None):
         self.out, self.config, self.specs, self.manifest = out, config, specs, manifest
         self.progress, self.stdin = progress, stdin
         self.entries: dict[int, dict] = {}
+        # the previous run's manifest entries not checked yet, by shard index
+        self.unchecked: dict[int, dict] = {}
+        for e in (previous or {}).get("shards", []):
+            m = sh.SHARD_RE.match(e.get("file", ""))
+            if m:
+                self.unchecked[int(m.group(1))] = e
+        self.rewritten: list[dict] = []
+        self.seen_ids: set[int] = set()
+        self.duplicates: list[str] = []
+        self.n_duplicates = 0
         self.expected: dict[int, int] = {}  # shard -> rows, known once the plan reached its end
         self.parts: dict[int, list[tuple[int, pa.Table]]] = {}
         self.per_input = {s.path: {"documents": 0, "decoding_fallback": 0, "fallback_ids": []}
@@ -139,11 +154,10 @@ class _Run:
         self.ready_at = 0.0  # wall clock when the last worker to report was ready
         self.started_at = time.time()
         self.parse_s: dict[int, float] = {}  # worker -> seconds inside parser.parse
-        self._last_manifest = time.monotonic()
 
     # -- plan ---------------------------------------------------------------------------------
     def plan(self) -> Iterator[Chunk]:
-        shard, ids, texts = 0, [], []
+        shard, ids, texts, errors = 0, [], [], []
         for spec, doc in read_documents(self.specs, self.config.read, self.stdin):
             self.documents += 1
             info = self.per_input[spec.path]
@@ -152,33 +166,51 @@ class _Run:
                 info["decoding_fallback"] += 1
                 if len(info["fallback_ids"]) < 100:
                     info["fallback_ids"].append(doc.id)
+            self._check_unique(doc.id)
             ids.append(doc.id)
             texts.append(doc.text)
+            errors.append(doc.error)
             if len(ids) == self.config.shard_size:
-                yield from self._plan_shard(shard, ids, texts)
-                shard, ids, texts = shard + 1, [], []
+                yield from self._plan_shard(shard, ids, texts, errors)
+                shard, ids, texts, errors = shard + 1, [], [], []
         if ids:
-            yield from self._plan_shard(shard, ids, texts)
+            yield from self._plan_shard(shard, ids, texts, errors)
 
-    def _plan_shard(self, shard: int, ids: list, texts: list) -> Iterator[Chunk]:
+    def _check_unique(self, doc_id: str) -> None:
+        # Hashes, not the ids: memory stays small for corpora of millions of documents.
+        h = hash(doc_id)
+        if h in self.seen_ids:
+            self.n_duplicates += 1
+            if len(self.duplicates) < 20 and doc_id not in self.duplicates:
+                self.duplicates.append(doc_id)
+        else:
+            self.seen_ids.add(h)
+
+    def _plan_shard(self, shard: int, ids: list, texts: list, errors: list) -> Iterator[Chunk]:
         path = self.out / sh.shard_name(shard)
+        entry = self.unchecked.pop(shard, None)
         if path.exists():
-            try:
-                done_ids = sh.read_shard(path, ["id"]).column("id").to_pylist()
-            except (pa.ArrowInvalid, OSError, DataFormatError) as e:
-                logger.warning("redoing unreadable shard %s: %s", path, e)
-                path.unlink()
-            else:
+            reason = sh.mismatch(path, entry)
+            if reason is None:
+                try:
+                    done_ids = sh.read_shard(path, ["id"]).column("id").to_pylist()
+                except (pa.ArrowInvalid, OSError, DataFormatError) as e:
+                    reason = f"unreadable: {e}"
+            if reason is None:
                 if done_ids != ids:
                     raise DataFormatError(Errors.E310.format(
                         path=self.out, reason=f"{path.name} holds other document ids"))
-                self.entries[shard] = sh.shard_entry(path)
+                self.entries[shard] = entry
                 self.resumed += 1
                 self.progress.skip(len(ids))
                 return
+            logger.warning(Errors.W310.format(file=path.name, reason=reason))
+            self.rewritten.append({"file": path.name, "reason": reason})
+            path.unlink()
         self.expected[shard] = len(ids)
         for start, end in cut_chunks(texts, self.config.chunk_chars, self.config.chunk_docs):
-            yield Chunk(shard, start, tuple(ids[start:end]), tuple(texts[start:end]))
+            yield Chunk(shard, start, tuple(ids[start:end]), tuple(texts[start:end]),
+                        errors=tuple(errors[start:end]) if any(errors[start:end]) else ())
 
     # -- execute ------------------------------------------------------------------------------
     def execute(self, total: Optional[int]) -> None:
@@ -219,14 +251,15 @@ class _Run:
             self.entries[shard] = sh.write_shard(self.out, shard, table)
             self.memory_at_shards.append({"shard": shard, "workers_rss_mb": dict(self.worker_rss),
                                           "main_rss_mb": _own_rss_mb()})
-            if time.monotonic() - self._last_manifest > 30:
-                self._write_manifest(complete=False)
+            # Every shard is listed at once: a resumed run verifies each against its entry.
+            self._write_manifest(complete=False)
 
     # -- manifest -----------------------------------------------------------------------------
     def _write_manifest(self, complete: bool, seconds: Optional[float] = None) -> dict:
         m = self.manifest
         m["complete"] = complete
-        m["shards"] = [self.entries[i] for i in sorted(self.entries)]
+        listed = self.entries if complete else {**self.unchecked, **self.entries}
+        m["shards"] = [listed[i] for i in sorted(listed)]
         rows = sum(e["rows"] for e in m["shards"])
         m["failed"] = sum(e["failed"] for e in m["shards"])
         if self.models:
@@ -237,6 +270,7 @@ class _Run:
             m["failed_ids"] = _failed_ids(self.out, m["shards"])
         for spec_info, spec in zip(m["inputs"], self.specs):
             spec_info.update({k: v for k, v in self.per_input[spec.path].items()})
+        m["duplicate_ids"] = {"count": self.n_duplicates, "examples": self.duplicates}
         m["decoding"] = {
             "encoding": self.config.read.encoding, "fallback": self.config.read.fallback,
             "documents": sum(v["decoding_fallback"] for v in self.per_input.values())}
@@ -251,6 +285,7 @@ class _Run:
                 "startup_seconds": round(max(self.ready_at - self.started_at, 0.0), 3),
                 "parse_seconds": round(sum(self.parse_s.values()), 3),  # over all workers
                 "resumed_shards": self.resumed,
+                "rewritten_shards": self.rewritten,
                 "written_shards": len(self.memory_at_shards),
                 "documents_annotated": self.progress.docs,
                 "sentences_annotated": self.progress.sentences,
@@ -265,10 +300,12 @@ class _Run:
                     "main_peak_rss_mb": _own_peak_mb()},
             }
         sh.write_manifest(self.out, m)
-        self._last_manifest = time.monotonic()
         return m
 
     def finish(self, seconds: float, complete: bool) -> dict:
+        if self.n_duplicates:
+            logger.warning(Errors.W311.format(n=self.n_duplicates,
+                                              examples=", ".join(map(repr, self.duplicates[:5]))))
         return self._write_manifest(complete, seconds)
 
 
@@ -280,7 +317,7 @@ def cut_chunks(texts: list, chunk_chars: int, chunk_docs: int) -> list[tuple[int
         end, chars = start, 0
         while end < len(texts) and (end == start or (chars < chunk_chars
                                                      and end - start < chunk_docs)):
-            chars += len(texts[end] or "")
+            chars += len(texts[end]) if isinstance(texts[end], str) else 0
             end += 1
         out.append((start, end))
         start = end
@@ -306,20 +343,24 @@ def _failed_ids(out: Path, entries: list[dict], limit: int = 1000) -> list[str]:
     return found[:limit]
 
 
-def _prepare_dir(out: Path, fingerprint: str, overwrite: bool) -> Optional[dict]:
+def _prepare_dir(out: Path, fingerprint: str, overwrite: bool,
+                 identity: Optional[dict] = None) -> Optional[dict]:
     """Create ``out`` or check that it holds this run; returns the previous manifest if resuming."""
     if out.exists() and not out.is_dir():
         raise DataFormatError(Errors.E311.format(path=out))
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in out.glob(f"{sh.TMP_PREFIX}*"):  # left by a run that was killed mid-write
-        stale.unlink()
-    previous = sh.read_manifest(out)
-    ours = sh.shard_paths(out)
-    if overwrite:
-        for p in ours:
-            p.unlink()
-        (out / sh.MANIFEST).unlink(missing_ok=True)
-        return None
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for stale in out.glob(f"{sh.TMP_PREFIX}*"):  # left by a run that was killed mid-write
+            stale.unlink()
+        previous = sh.read_manifest(out)
+        ours = sh.shard_paths(out)
+        if overwrite:
+            for p in ours:
+                p.unlink()
+            (out / sh.MANIFEST).unlink(missing_ok=True)
+            return None
+    except OSError as e:
+        raise OutputError(Errors.E337.format(path=out, reason=e.strerror or e)) from e
     if previous is None:
         if ours or any(out.iterdir()):
             raise DataFormatError(Errors.E311.format(path=out))
@@ -328,8 +369,86 @@ def _prepare_dir(out: Path, fingerprint: str, overwrite: bool) -> Optional[dict]
         raise DataFormatError(Errors.E311.format(path=out))
     if previous.get("fingerprint") != fingerprint:
         raise DataFormatError(Errors.E310.format(
-            path=out, reason="other inputs, input files changed since, or other settings"))
+            path=out, reason=describe_change(previous.get("identity"), identity)))
     return previous
+
+
+def _identity(specs: list[InputSpec], config: RunConfig) -> dict:
+    """What the fingerprint is made of, kept in the manifest so that a refused rerun can say
+    what changed: each input file's size and modification time, and the settings."""
+    inputs = []
+    for s in specs:
+        if s.kind == "stdin":
+            inputs.append({"path": "-", "kind": "stdin", "files": {}})
+            continue
+        root = Path(s.path)
+        files = {}
+        for f in (s.files if s.kind == "dir" else [root]):
+            st = _stat(f)
+            files[f.relative_to(root).as_posix() if s.kind == "dir" else f.name] = (
+                [st.st_size, st.st_mtime_ns] if st else None)
+        inputs.append({"path": str(root.resolve()), "kind": s.kind, "files": files})
+    return {"inputs": inputs, "settings": config.content_settings()}
+
+
+def _stat(f: Path):
+    try:
+        return f.stat()
+    except OSError:  # a symlink loop or a dangling link: read as a row with its error
+        return None
+
+
+def describe_change(before: Optional[dict], now: Optional[dict]) -> str:
+    """What differs between two runs' identities, in words."""
+    if not before or not now:
+        return "other inputs, input files changed since, or other settings"
+    changes = []
+    old_s, new_s = _flat(before.get("settings", {})), _flat(now["settings"])
+    for k in sorted(set(old_s) | set(new_s)):
+        if old_s.get(k) != new_s.get(k):
+            changes.append(f"setting {k} was {old_s.get(k)!r}, now {new_s.get(k)!r}")
+    old_in = [i["path"] for i in before.get("inputs", [])]
+    new_in = [i["path"] for i in now["inputs"]]
+    if old_in != new_in:
+        changes.append(f"inputs were {old_in}, now {new_in}")
+    else:
+        for old, new in zip(before["inputs"], now["inputs"]):
+            changes.extend(_file_changes(old["path"], old["kind"], old["files"], new["files"]))
+    if not changes:
+        return "it was written by another version of logicparse"
+    shown = changes[:8] + ([f"... and {len(changes) - 8} more"] if len(changes) > 8 else [])
+    return "; ".join(shown)
+
+
+def _file_changes(root: str, kind: str, old: dict, new: dict) -> list[str]:
+    out = []
+    where = (lambda name: f"{root}/{name}") if kind == "dir" else (lambda name: root)
+    added = sorted(set(new) - set(old))
+    removed = sorted(set(old) - set(new))
+    if added:
+        out.append(f"{len(added)} file(s) added to {root} ({', '.join(added[:3])}"
+                   f"{' ...' if len(added) > 3 else ''})")
+    if removed:
+        out.append(f"{len(removed)} file(s) gone from {root} ({', '.join(removed[:3])}"
+                   f"{' ...' if len(removed) > 3 else ''})")
+    for name in sorted(set(old) & set(new)):
+        a, b = old[name], new[name]
+        if a != b:
+            if a and b and a[0] != b[0]:
+                out.append(f"{where(name)} changed: {a[0]} bytes, now {b[0]}")
+            else:
+                out.append(f"{where(name)} was modified since (same size)")
+    return out
+
+
+def _flat(d: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
 
 
 def _fingerprint(specs: list[InputSpec], config: RunConfig) -> str:
@@ -344,8 +463,9 @@ def _fingerprint(specs: list[InputSpec], config: RunConfig) -> str:
         files = s.files if s.kind == "dir" else [Path(s.path)]
         h = hashlib.sha256()
         for f in files:
-            st = f.stat()
-            h.update(f"{f.as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+            st = _stat(f)
+            size, mtime = (st.st_size, st.st_mtime_ns) if st else (-1, -1)
+            h.update(f"{f.as_posix()}\0{size}\0{mtime}\n".encode())
         ident.append([str(Path(s.path).resolve()), s.kind, h.hexdigest()])
     blob = json.dumps({"inputs": ident, "settings": config.content_settings(),
                        "schema": SCHEMA_VERSION}, sort_keys=True)

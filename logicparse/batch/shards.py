@@ -29,7 +29,7 @@ from typing import Iterator, Optional, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import DataFormatError, Errors
+from ..errors import DataFormatError, Errors, OutputError
 from ..tokens import ARROW_SCHEMA, SCHEMA_VERSION, Document
 
 MANIFEST = "manifest.json"
@@ -73,10 +73,15 @@ def write_shard(out_dir: Path, index: int, table: pa.Table) -> dict:
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         os.replace(tmp, final)
+    except OSError as e:  # read-only directory, full disk (pyarrow raises OSError too)
+        raise OutputError(Errors.E337.format(path=final, reason=_reason(e))) from e
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        tmp.unlink(missing_ok=True)
     return shard_entry(final, table)
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or str(e) or type(e).__name__
 
 
 def shard_entry(path: Path, table: Optional[pa.Table] = None) -> dict:
@@ -86,6 +91,7 @@ def shard_entry(path: Path, table: Optional[pa.Table] = None) -> dict:
     return {
         "file": path.name,
         "rows": table.num_rows,
+        "bytes": path.stat().st_size,
         "sha256": file_sha256(path),
         "failed": table.num_rows - table.column("error").null_count,
         "first_id": ids[0].as_py() if table.num_rows else None,
@@ -119,8 +125,24 @@ def shard_paths(out_dir: Path) -> list[Path]:
 
 def write_manifest(out_dir: Path, manifest: dict) -> None:
     tmp = out_dir / f"{TMP_PREFIX}{MANIFEST}.{os.getpid()}"
-    tmp.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, out_dir / MANIFEST)
+    try:
+        tmp.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(tmp, out_dir / MANIFEST)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(Errors.E337.format(path=out_dir / MANIFEST, reason=_reason(e))) from e
+
+
+def mismatch(path: Path, entry: Optional[dict]) -> Optional[str]:
+    """Why the shard file at ``path`` is not the one its manifest entry describes (None: it is)."""
+    if entry is None:
+        return "not listed in manifest.json"
+    size = path.stat().st_size
+    if entry.get("bytes") is not None and size != entry["bytes"]:
+        return f"{size} bytes, manifest.json says {entry['bytes']}"
+    if file_sha256(path) != entry.get("sha256"):
+        return "sha256 differs from manifest.json"
+    return None
 
 
 def read_manifest(out_dir: Path) -> Optional[dict]:
@@ -148,9 +170,9 @@ def _check_dir(out_dir: Path, allow_incomplete: bool, verify: bool) -> list[Path
                 p = out_dir / entry["file"]
                 if not p.exists():
                     raise DataFormatError(Errors.E314.format(path=p, reason="file missing"))
-                digest = file_sha256(p)
-                if digest != entry["sha256"]:
-                    raise DataFormatError(Errors.E314.format(path=p, reason="sha256 differs"))
+                reason = mismatch(p, entry)
+                if reason is not None:
+                    raise DataFormatError(Errors.E314.format(path=p, reason=reason))
     return paths
 
 

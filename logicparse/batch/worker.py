@@ -45,6 +45,7 @@ class Chunk:
     ids: tuple
     texts: tuple
     isolated: bool = False  # retried alone after a worker died
+    errors: tuple = ()  # per document: None, or why its record could not be read (row error)
 
 
 @dataclass
@@ -99,13 +100,20 @@ class ChunkAnnotator:
         self.ready_at = time.time()  # wall clock: the run measures start-up (spawn, imports, load)
 
     def __call__(self, chunk: Chunk) -> ChunkResult:
-        docs = self.annotate(list(chunk.ids), list(chunk.texts))
+        docs = self.annotate(list(chunk.ids), list(chunk.texts), list(chunk.errors))
         release_free_memory()
         return ChunkResult(chunk, documents_to_table(docs),
                            {**memory_stats(), **self.models, "load_s": self.load_s,
                             "ready_at": self.ready_at, "parse_s": round(self.parse_s, 4)})
 
-    def annotate(self, ids: list, texts: list) -> list[Document]:
+    def annotate(self, ids: list, texts: list, errors: Optional[list] = None) -> list[Document]:
+        if errors and any(errors):  # records that could not be read: rows with their error
+            todo = [i for i, e in enumerate(errors) if e is None]
+            done = iter(self.annotate([ids[i] for i in todo], [texts[i] for i in todo]))
+            return [Document.failed(ids[i], "", e) if e is not None else next(done)
+                    for i, e in enumerate(errors)]
+        if not ids:
+            return []
         try:
             docs = list(self.annotator.pipe(texts, batch_size=max(1, len(texts)), ids=ids))
             if len(docs) != len(ids):

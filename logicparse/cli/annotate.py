@@ -26,9 +26,10 @@ def annotate(
     shard_size: int = typer.Option(1000, "--shard-size", min=1, help="Documents per shard."),
     parser: str = typer.Option("default", "--parser", help="'default' (bundled), a benepar "
                                "model name such as benepar_en3, or a model directory."),
-    senses: str = typer.Option("default", "--senses", help="'default' (bundled sense "
-                               "classifiers), a directory, or 'none' for each keyword's lexicon "
-                               "sense (no encoder loaded; faster)."),
+    senses: str = typer.Option("default", "--senses", help="Keyword decisions: 'default' (tree "
+                               "rules + bundled sense classifiers), 'rules' (no encoder), 'mpnet' "
+                               "(logicparse[mpnet]), a directory, or 'none' for each keyword's "
+                               "lexicon relation (the paper's literal behaviour; faster)."),
     device: str = typer.Option("cpu", "--device", help="torch device of the models."),
     threads: int = typer.Option(1, "--threads", min=1, help="torch threads per worker. Use more "
                                 "workers rather than more threads: processes scale better."),
@@ -75,6 +76,9 @@ def annotate(
     run = manifest["run"]
     rate = run["documents_annotated"] / run["seconds"] if run["seconds"] else 0.0
     resumed = f", {run['resumed_shards']} resumed" if run["resumed_shards"] else ""
+    if run["rewritten_shards"]:  # each was also named in a warning as it was found
+        resumed += (f", {len(run['rewritten_shards'])} annotated again (did not match "
+                    "manifest.json)")
     dec = manifest["decoding"]
     typer.echo(f"{manifest['documents']} documents ({manifest['failed']} failed, "
                f"{dec['documents']} decoded with {dec['fallback']}) "

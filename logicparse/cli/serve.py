@@ -34,6 +34,10 @@ def serve(
                                              help=_help("batch_size")),
     queue: Optional[int] = typer.Option(None, envvar="LOGICPARSE_QUEUE", help=_help("queue")),
     timeout: Optional[float] = typer.Option(None, envvar="LOGICPARSE_TIMEOUT", help=_help("timeout")),
+    max_tokens: Optional[int] = typer.Option(None, envvar="LOGICPARSE_MAX_TOKENS",
+                                             help=_help("max_tokens")),
+    read_timeout: Optional[float] = typer.Option(None, envvar="LOGICPARSE_READ_TIMEOUT",
+                                                 help=_help("read_timeout")),
     max_connections: Optional[int] = typer.Option(None, envvar="LOGICPARSE_MAX_CONNECTIONS",
                                                   help=_help("max_connections")),
     log_level: Optional[str] = typer.Option(None, envvar="LOGICPARSE_LOG_LEVEL",
@@ -46,6 +50,7 @@ def serve(
     import uvicorn
     from pydantic import ValidationError
 
+    from logicparse.errors import Errors, LogicparseError
     from logicparse.service.settings import Settings
 
     given = {k: v for k, v in locals().items()
@@ -53,12 +58,16 @@ def serve(
     try:
         settings = Settings(**given)
     except ValidationError as e:
-        raise typer.BadParameter(str(e)) from None
+        problems = "; ".join(f"--{'-'.join(str(x) for x in err['loc']).replace('_', '-')} "
+                             f"{err['input']!r}: {err['msg']}" for err in e.errors())
+        raise LogicparseError(Errors.E422.format(problems=problems)) from None
     # Worker processes build their app from the environment: hand them the merged settings.
     os.environ.update(settings.to_env())
     uvicorn.run("logicparse.service.app:create_app", factory=True, host=settings.host, port=settings.port,
                 workers=settings.workers, log_level=settings.log_level.lower(),
-                limit_concurrency=settings.max_connections,
+                # The connection bound is the app's (BodyGuard: bodies in progress, never GETs
+                # such as /healthz); stalled clients are closed by the protocol's read timeout.
+                http="logicparse.service.protocol:ServiceProtocol",
                 timeout_graceful_shutdown=int(settings.timeout) + 1)
 
 

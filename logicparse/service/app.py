@@ -22,6 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import logicparse
 from logicparse import taxonomy
@@ -29,7 +30,8 @@ from logicparse.annotator import check_text
 from logicparse.errors import Errors, LogicparseError
 from logicparse.tokens.document import Document
 
-from .limits import BodyGuard, Busy, TimedOut, WorkPool
+from .errors import BadRequest, Loading, MethodNotAllowed, NotFound, TooLarge, error_body
+from .limits import BodyGuard, WorkPool
 from .settings import Settings
 
 logger = logging.getLogger("logicparse.service")
@@ -90,8 +92,9 @@ class Ready(BaseModel):
     version: str
 
 
-def _error(status: int, code: str, detail: str, headers: Optional[dict] = None) -> JSONResponse:
-    return JSONResponse({"detail": detail, "code": code}, status_code=status, headers=headers)
+def _error_response(exc: BaseException) -> Response:
+    status, body, headers = error_body(exc)
+    return Response(body, status_code=status, headers=headers, media_type="application/json")
 
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -137,7 +140,9 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
             try:
                 app.state.annotator = await asyncio.to_thread(_load_annotator, settings)
             except Exception as e:
-                logger.error(Errors.E412.format(type=type(e).__name__, reason=e))
+                # The operator's to fix: uvicorn reports this message, not a traceback.
+                app.state.startup_error = Errors.E412.format(type=type(e).__name__, reason=e)
+                logger.debug("model loading failed", exc_info=True)
                 raise
         logger.info("logicparse service ready (parser=%s, senses=%s)",
                     _parser_name(app.state.annotator), settings.senses)
@@ -153,27 +158,63 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         summary="Logical structure of English text (Logical Transformers, Wang et al. 2023).",
         description="Keywords of 12 logical relations, their alpha/beta spans, and per-token "
         "layered logic labels. `POST /v1/annotate` returns the Document record of the batch "
-        "shards (DESIGN.md). A page to try it is at `/`.",
+        "shards. A page to try it is at `/`.",
         lifespan=lifespan,
         docs_url=None,  # served below from local files: FastAPI's default loads them from a CDN
         redoc_url=None,
     )
     app.state.annotator = annotator
 
-    def work(texts: list[str], ids: list[str]) -> list[Document]:
-        return _annotate(app.state.annotator, texts, ids)
+    def work(texts: list[str], ids: list[str]):
+        annotator = app.state.annotator
+        if hasattr(annotator, "pipe_steps"):  # stepped: interleaved with other work, stoppable
+            return annotator.pipe_steps(texts, ids)
+        return list(annotator.pipe(texts, batch_size=max(1, len(texts)), ids=ids))
 
     def new_pool() -> WorkPool:
         return WorkPool(work, threads=settings.threads, queue=settings.queue,
-                        timeout=settings.timeout, batch_size=settings.batch_size)
+                        timeout=settings.timeout, batch_size=settings.batch_size,
+                        retry_after=settings.retry_after)
 
     # Threads start on the first request, so an app that never serves costs nothing.
     app.state.pool = new_pool()
     app.state.settings = settings
-    app.add_middleware(BodyGuard, limit=settings.body_limit, max_chars=settings.max_chars)
+    app.add_middleware(BodyGuard, limit=settings.body_limit, max_chars=settings.max_chars,
+                       read_timeout=settings.read_timeout, max_bodies=settings.max_connections,
+                       retry_after=settings.retry_after)
+    app.state.startup_error = None
+    app.add_middleware(_StartupReport, state=app.state)
 
     page = {name: _static(name) for name in ("index.html", "app.js", "style.css")}
     swagger = _swagger_files()
+
+    @app.exception_handler(LogicparseError)
+    async def _ours(request: Request, exc: LogicparseError):
+        return _error_response(exc)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        # The framework's own refusals (no route, wrong method, unreadable body) in our shape.
+        path = request.url.path
+        if exc.status_code == 404:
+            return _error_response(NotFound(Errors.E413.format(path=path)))
+        if exc.status_code == 405:
+            allowed = (exc.headers or {}).get("Allow", "")
+            return _error_response(MethodNotAllowed(
+                Errors.E414.format(method=request.method, path=path, allowed=allowed or "?"),
+                {"Allow": allowed} if allowed else None))
+        if exc.status_code == 400:
+            cause = exc.__cause__
+            reason = f"{type(cause).__name__}: {cause}" if cause else exc.detail
+            return _error_response(BadRequest(Errors.E415.format(reason=reason)))
+        body = {"detail": Errors.E421.format(status=exc.status_code, reason=exc.detail),
+                "code": "E421"}
+        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception):
+        logger.exception("unexpected error on %s %s", request.method, request.url.path)
+        return _error_response(exc)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
@@ -189,8 +230,12 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
                             status_code=422)
 
     errors_doc = {
-        400: {"model": ErrorBody, "description": "Body not UTF-8, or text not valid Unicode."},
-        413: {"model": ErrorBody, "description": "Too much text (bytes, characters or texts)."},
+        400: {"model": ErrorBody, "description": "Request or body unreadable (HTTP, UTF-8, "
+              "JSON), or text not valid Unicode."},
+        408: {"model": ErrorBody, "description": "Headers or body not received in time."},
+        413: {"model": ErrorBody, "description": "Too much text (bytes, characters, texts or "
+              "tokens)."},
+        500: {"model": ErrorBody, "description": "Unexpected error (a bug; see the server log)."},
         503: {"model": ErrorBody, "description": "At capacity or still loading.",
               "headers": {"Retry-After": {"description": "Seconds to wait before retrying.",
                                           "schema": {"type": "integer"}}}},
@@ -210,10 +255,10 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
             texts = [t if isinstance(t, str) else t.text for t in body.text]
             ids = [str(i) if isinstance(t, str) else t.id for i, t in enumerate(body.text)]
         if len(texts) > settings.max_texts:
-            return _error(413, "E403", Errors.E403.format(n=len(texts), limit=settings.max_texts))
+            raise TooLarge(Errors.E403.format(n=len(texts), limit=settings.max_texts))
         n_chars = sum(len(t) for t in texts)
         if n_chars > settings.max_chars:
-            return _error(413, "E402", Errors.E402.format(n=n_chars, limit=settings.max_chars))
+            raise TooLarge(Errors.E402.format(n=n_chars, limit=settings.max_chars))
         for field, values in (("text", texts), ("id", ids)):
             for i, value in enumerate(values):
                 try:
@@ -221,20 +266,18 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
                 except LogicparseError as e:
                     where = "body." + (field if single else f"text[{i}]" + (
                         "" if field == "text" else ".id"))
-                    return _error(400, "E407", Errors.E407.format(where=where, reason=e))
+                    raise BadRequest(Errors.E407.format(where=where, reason=e)) from None
 
         state = app.state
         if state.annotator is None or state.pool is None:
-            return _error(503, "E411", Errors.E411.format(retry=settings.retry_after),
-                          {"Retry-After": str(settings.retry_after)})
-        try:
-            docs = await state.pool.run(texts, ids)
-        except Busy as e:
-            return _error(503, "E409", Errors.E409.format(
-                pending=e.args[0], capacity=state.pool.capacity, retry=settings.retry_after),
-                {"Retry-After": str(settings.retry_after)})
-        except TimedOut:
-            return _error(504, "E410", Errors.E410.format(timeout=settings.timeout))
+            raise Loading(Errors.E411.format(retry=settings.retry_after),
+                          {"Retry-After": settings.retry_after})
+        # A token is at least one character: only a text longer than the bound needs counting.
+        if n_chars > settings.max_tokens and hasattr(state.annotator, "segment"):
+            n_tokens = await asyncio.to_thread(_count_tokens, state.annotator, texts)
+            if n_tokens > settings.max_tokens:
+                raise TooLarge(Errors.E418.format(n=n_tokens, limit=settings.max_tokens))
+        docs = await state.pool.run(texts, ids)
         records = [d.to_dict() for d in docs]
         return records[0] if single else records
 
@@ -260,8 +303,8 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         """The models are loaded and requests are served."""
         state = app.state
         if state.annotator is None or state.pool is None:
-            return _error(503, "E411", Errors.E411.format(retry=settings.retry_after),
-                          {"Retry-After": str(settings.retry_after)})
+            raise Loading(Errors.E411.format(retry=settings.retry_after),
+                          {"Retry-After": settings.retry_after})
         return {"status": "ready", "parser": _parser_name(state.annotator),
                 "senses": _senses_name(state.annotator), "threads": state.pool.threads,
                 "capacity": state.pool.capacity, "pending": state.pool.pending,
@@ -301,9 +344,27 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
     return app
 
 
-def _annotate(annotator, texts: list[str], ids: list[str]) -> list[Document]:
-    # The batch path (Annotator.pipe): a document that fails becomes a row with `error` set.
-    return list(annotator.pipe(texts, batch_size=max(1, len(texts)), ids=ids))
+class _StartupReport:
+    """ASGI middleware: a failed startup is reported to the server by its coded message (E412)
+    instead of the framework's traceback."""
+
+    def __init__(self, app, state):
+        self.app, self.state = app, state
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "lifespan":
+            return await self.app(scope, receive, send)
+
+        async def report(message):
+            if message["type"] == "lifespan.startup.failed" and self.state.startup_error:
+                message = {**message, "message": self.state.startup_error}
+            await send(message)
+
+        return await self.app(scope, receive, report)
+
+
+def _count_tokens(annotator, texts: list[str]) -> int:
+    return sum(len(toks) for text in texts for toks, _, _ in annotator.segment(text))
 
 
 def _where(error: dict) -> str:

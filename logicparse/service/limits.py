@@ -1,46 +1,69 @@
 """Resource control for the service: a request-body guard and a bounded pool of annotation work.
 
 Both answer early and cheaply so that memory and latency stay bounded whatever clients send:
-an oversized body is refused before it is read whole, and work beyond the pool's capacity is
-refused (503) instead of queueing without end.
+an oversized or stalled body is refused before it is read whole, and work beyond the pool's
+capacity is refused (503) instead of queueing without end. Work runs in steps (chunks of parser
+work, see ``Annotator.pipe_steps``), so that a long request neither holds the thread from the
+requests that arrive after it nor keeps running once its deadline has passed.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
+import time
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from types import GeneratorType
 from typing import Callable, Optional
 
 from logicparse.errors import Errors
 
+from .errors import BadRequest, Busy, SlowClient, TimedOut, TooLarge, send_error
+
+__all__ = ["BodyGuard", "Busy", "TimedOut", "WorkPool"]
+
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
-async def _send_json(send, status: int, code: str, detail: str, headers=()) -> None:
-    body = json.dumps({"detail": detail, "code": code}).encode()
-    await send({"type": "http.response.start", "status": status, "headers": [
-        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-        (b"connection", b"close"), *headers]})
-    await send({"type": "http.response.body", "body": body})
-
-
 class BodyGuard:
-    """ASGI middleware: 413 for a body over ``limit`` bytes, judged by Content-Length before any
-    byte is read, or by counting the stream when the length is not declared (chunked); 400 for a
-    body that is not UTF-8. The checked body is then replayed to the app, which parses it."""
+    """ASGI middleware for requests with a body.
 
-    def __init__(self, app, limit: int, max_chars: int):
+    * 503 when ``max_bodies`` requests with a body are already in progress (the memory of
+      bodies and answers in flight stays bounded; GET requests such as /healthz never wait);
+    * 413 for a body over ``limit`` bytes, judged by Content-Length before any byte is read, or
+      by counting the stream when the length is not declared (chunked);
+    * 408 when the whole body has not arrived ``read_timeout`` seconds after the headers (a
+      stalled client is disconnected instead of holding its slot);
+    * 400 for a body that is not UTF-8.
+
+    The checked body is then replayed to the app, which parses it."""
+
+    def __init__(self, app, limit: int, max_chars: int, read_timeout: float = 10.0,
+                 max_bodies: int = 512, retry_after: int = 1):
         self.app = app
         self.limit = limit
         self.max_chars = max_chars
+        self.read_timeout = read_timeout
+        self.max_bodies = max_bodies
+        self.retry_after = retry_after
+        self.in_progress = 0
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http" or scope["method"] not in _BODY_METHODS:
             return await self.app(scope, receive, send)
+        if self.in_progress >= self.max_bodies:
+            return await send_error(send, Busy(
+                Errors.E417.format(n=self.in_progress, retry=self.retry_after),
+                {"Retry-After": self.retry_after}))
+        self.in_progress += 1
+        try:
+            return await self._guarded(scope, receive, send)
+        finally:
+            self.in_progress -= 1
+
+    async def _guarded(self, scope, receive, send):
         headers = dict(scope["headers"])
         declared = headers.get(b"content-length")
         if declared is not None:
@@ -49,29 +72,24 @@ class BodyGuard:
                 if size < 0:
                     raise ValueError
             except ValueError:
-                return await _send_json(send, 400, "E405", Errors.E405.format(
-                    value=declared.decode("latin-1")))
+                return await send_error(send, BadRequest(Errors.E405.format(
+                    value=declared.decode("latin-1"))))
             if size > self.limit:
-                return await self._too_large(send, size)
-
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.limit:
-                return await self._too_large(send, f"at least {size}")
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
+                return await send_error(send, self._too_large(size))
+        try:
+            body = await asyncio.wait_for(self._read(receive), self.read_timeout)
+        except asyncio.TimeoutError:
+            return await send_error(send, SlowClient(Errors.E416.format(
+                part="body", timeout=self.read_timeout)))
+        except TooLarge as e:
+            return await send_error(send, e)
+        if body is None:  # the client went away
+            return
         try:
             body.decode("utf-8")
         except UnicodeDecodeError as e:
-            return await _send_json(send, 400, "E404", Errors.E404.format(pos=e.start, reason=e.reason))
-
+            return await send_error(send, BadRequest(Errors.E404.format(pos=e.start,
+                                                                        reason=e.reason)))
         replayed = False
 
         async def replay():
@@ -83,63 +101,90 @@ class BodyGuard:
 
         return await self.app(scope, replay, send)
 
-    async def _too_large(self, send, size) -> None:
-        await _send_json(send, 413, "E401", Errors.E401.format(
-            size=size, limit=self.limit, max_chars=self.max_chars))
+    async def _read(self, receive) -> Optional[bytes]:
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                raise self._too_large(f"at least {size}")
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
 
-
-class Busy(Exception):
-    """The pool is at capacity (503)."""
-
-
-class TimedOut(Exception):
-    """A request ran past the time limit (504)."""
+    def _too_large(self, size) -> TooLarge:
+        return TooLarge(Errors.E401.format(size=size, limit=self.limit, max_chars=self.max_chars))
 
 
 @dataclass(eq=False)
 class _Job:
     texts: list
     ids: list
+    deadline: float
     future: Future = field(default_factory=Future)
+
+
+@dataclass(eq=False)
+class _Batch:
+    jobs: list
+    steps: object = None  # a generator of work steps
+    turn: float = 0.0  # seconds of work in its current turn
 
 
 class WorkPool:
     """Runs annotation off the event loop on ``threads`` threads, with room for ``queue`` more
     requests waiting; a request beyond that is refused at once (Busy).
 
-    A thread that becomes free takes every waiting request that fits in ``batch_size`` texts and
-    annotates them in one ``work(texts, ids)`` call: the parser handles a batch of sentences in
-    much less time than one by one, so under load requests wait less, not more.
+    ``work(texts, ids)`` returns the results, or a generator that yields between steps of the
+    work and returns them (``Annotator.pipe_steps``). A thread that becomes free takes every
+    waiting request that fits in ``batch_size`` texts and annotates them in one ``work`` call:
+    the parser handles a batch of sentences in much less time than one by one.
 
-    A request past ``timeout`` seconds is answered TimedOut. If it was still waiting it is dropped;
-    if its batch had started, the batch runs to the end and keeps its slots until then, so that
-    abandoned work still counts against the bound.
+    Stepped work is interleaved: a batch keeps the thread for steps worth ``slice_s`` seconds,
+    then the requests waiting behind it start as a new batch, which goes first, and the batches
+    take turns of ``slice_s``. So a one-sentence request waits for at most one step of a long
+    one (a chunk of parsing, about a second), not for all of it; ordinary batches, shorter than a
+    turn, run as before.
+
+    A request past ``timeout`` seconds is answered TimedOut. If it was still waiting it is dropped
+    at once; if it had started, its batch is closed before its next step once every request in it
+    is past its deadline, and the slots come back then. (A thread cannot be stopped from outside:
+    work that is not stepped runs to its end, and keeps its slots until then.)
     """
 
-    def __init__(self, work: Callable[[list, list], list], threads: int = 1, queue: int = 16,
-                 timeout: float = 30.0, batch_size: int = 16):
+    def __init__(self, work: Callable[[list, list], object], threads: int = 1, queue: int = 16,
+                 timeout: float = 30.0, batch_size: int = 16, retry_after: int = 1,
+                 slice_s: float = 0.25):
         self.work = work
         self.threads = threads
         self.capacity = threads + queue
         self.timeout = timeout
         self.batch_size = batch_size
+        self.retry_after = retry_after
+        self.slice_s = slice_s
         self._jobs: deque[_Job] = deque()
         self._cond = threading.Condition()
         self._pending = 0  # admitted and not finished: waiting or running
         self._workers: list[threading.Thread] = []
         self._closed = False
+        self.abandoned = 0  # batches closed past their deadline
 
     @property
     def pending(self) -> int:
         return self._pending
 
     async def run(self, texts: list, ids: list) -> list:
-        job = _Job(texts, ids)
+        job = _Job(texts, ids, time.monotonic() + self.timeout)
         with self._cond:
             if self._closed:
                 raise RuntimeError("the work pool is shut down")
             if self._pending >= self.capacity:
-                raise Busy(self._pending)
+                raise Busy(Errors.E409.format(pending=self._pending, capacity=self.capacity,
+                                              retry=self.retry_after),
+                           {"Retry-After": self.retry_after})
             self._pending += 1
             self._jobs.append(job)
             if len(self._workers) < self.threads:  # threads start on first use
@@ -156,44 +201,85 @@ class WorkPool:
                     self._jobs.remove(job)
                     self._pending -= 1
                     job.future.cancel()
-            raise TimedOut(self.timeout) from None
+            raise TimedOut(Errors.E410.format(timeout=self.timeout)) from None
 
-    def _take(self) -> Optional[list[_Job]]:
-        with self._cond:
-            while not self._jobs and not self._closed:
-                self._cond.wait()
-            if self._closed:
-                return None
-            batch, n = [], 0
-            while self._jobs and (not batch or n + len(self._jobs[0].texts) <= self.batch_size):
-                job = self._jobs.popleft()
-                if job.future.set_running_or_notify_cancel():
-                    batch.append(job)
-                    n += len(job.texts)
-                else:
-                    self._pending -= 1
-            return batch
+    def _take(self) -> list[_Job]:
+        """Waiting jobs that fit in one batch (called with the lock held)."""
+        batch, n = [], 0
+        while self._jobs and (not batch or n + len(self._jobs[0].texts) <= self.batch_size):
+            job = self._jobs.popleft()
+            if job.future.set_running_or_notify_cancel():
+                batch.append(job)
+                n += len(job.texts)
+            else:
+                self._pending -= 1
+        return batch
 
     def _loop(self) -> None:
+        active: deque[_Batch] = deque()  # this thread's batches, in turn order
         while True:
-            batch = self._take()
-            if batch is None:
-                return
-            if not batch:
+            with self._cond:
+                while not self._jobs and not active and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    for b in active:
+                        self._end(b, error=RuntimeError("the work pool is shut down"))
+                    return
+                jobs = (self._take() if self._jobs and (
+                    not active or active[0].turn > self.slice_s) else [])
+            if jobs:
+                if active:
+                    active[0].turn = 0.0  # its turn ends: the new batch goes first
+                batch = _Batch(jobs)
+                try:
+                    batch.steps = self.work([t for j in jobs for t in j.texts],
+                                            [i for j in jobs for i in j.ids])
+                except BaseException as e:  # noqa: BLE001 - handed to the waiting requests
+                    self._end(batch, error=e)
+                    continue
+                if not isinstance(batch.steps, GeneratorType):  # plain work: done already
+                    self._end(batch, result=batch.steps)
+                    continue
+                active.appendleft(batch)
+            if active:
+                self._step(active)
+
+    def _step(self, active: deque) -> None:
+        batch = active.popleft()
+        if time.monotonic() > max(j.deadline for j in batch.jobs):
+            batch.steps.close()  # between two steps: nothing is left half done
+            self.abandoned += 1
+            self._end(batch, error=TimedOut(Errors.E410.format(timeout=self.timeout)))
+            return
+        t0 = time.monotonic()
+        try:
+            next(batch.steps)
+        except StopIteration as done:
+            self._end(batch, result=done.value)
+        except BaseException as e:  # noqa: BLE001 - handed to the waiting requests
+            self._end(batch, error=e)
+        else:
+            batch.turn += time.monotonic() - t0
+            if batch.turn <= self.slice_s:
+                active.appendleft(batch)  # its turn goes on
+            else:
+                batch.turn = 0.0 if len(active) else batch.turn
+                active.append(batch)
+
+    def _end(self, batch: _Batch, result: Optional[list] = None,
+             error: Optional[BaseException] = None) -> None:
+        start = 0
+        for job in batch.jobs:
+            part = None if result is None else result[start:start + len(job.texts)]
+            start += len(job.texts)
+            if job.future.done():
                 continue
-            try:
-                docs = self.work([t for j in batch for t in j.texts], [i for j in batch for i in j.ids])
-                start = 0
-                for job in batch:
-                    job.future.set_result(docs[start:start + len(job.texts)])
-                    start += len(job.texts)
-            except BaseException as e:  # noqa: BLE001 - handed to the waiting requests
-                for job in batch:
-                    if not job.future.done():
-                        job.future.set_exception(e)
-            finally:
-                with self._cond:
-                    self._pending -= len(batch)
+            if error is not None:
+                job.future.set_exception(error)
+            else:
+                job.future.set_result(part)
+        with self._cond:
+            self._pending -= len(batch.jobs)
 
     def shutdown(self) -> None:
         with self._cond:

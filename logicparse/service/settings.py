@@ -20,11 +20,15 @@ class Settings(BaseSettings):
     workers: int = Field(1, ge=1, description="Worker processes; each loads its own models.")
     parser: str = Field("default", description="'default' (bundled), a benepar model name, or a path.")
     senses: Optional[str] = Field(
-        "default", description="Sense classifiers: 'default', a path, or 'none' (the lexicon's "
-        "first sense, no encoder).")
+        "default", description="Keyword decisions: 'default' (tree rules + sense classifiers), "
+        "'rules' (no encoder), 'mpnet' (the optional stronger encoder), a path, or 'none' (every "
+        "keyword its lexicon relation, no encoder).")
     device: str = Field("cpu", description="Torch device for the parser and sense encoder.")
     max_chars: int = Field(100_000, ge=1, description="Most characters of text in one request.")
     max_texts: int = Field(256, ge=1, description="Most texts in one request.")
+    max_tokens: int = Field(
+        50_000, ge=1, description="Most tokens of text in one request (spaCy's tokens, counted "
+        "before any parsing). Sentences longer than the parser's limit (300 tokens) are split.")
     # UTF-8 takes up to 4 bytes a character and JSON escapes up to 12 (a surrogate pair), so the
     # byte bound checked before parsing is looser than max_chars; max_chars is checked exactly
     # once the body is parsed.
@@ -39,10 +43,14 @@ class Settings(BaseSettings):
         16, ge=1, description="Most texts one thread annotates together: waiting requests are "
         "batched (a larger request runs alone).")
     queue: int = Field(16, ge=0, description="Requests that may wait for a thread before 503.")
-    timeout: float = Field(30.0, gt=0, description="Seconds a request may take before 504.")
+    timeout: float = Field(30.0, gt=0, description="Seconds a request may take before 504; its "
+                           "work stops then (between two chunks of parsing).")
+    read_timeout: float = Field(
+        10.0, gt=0, description="Seconds a client has to send a request's headers, and again its "
+        "body, before 408 and the connection is closed.")
     max_connections: int = Field(
-        512, ge=1, description="Open connections per worker before uvicorn answers 503: bounds "
-        "the memory of bodies being received (each at most max_body_bytes).")
+        512, ge=1, description="Requests with a body in progress per worker before 503: bounds "
+        "the memory of bodies and answers in flight (each body at most max_body_bytes).")
     retry_after: int = Field(1, ge=0, description="Retry-After seconds sent with 503.")
     log_level: str = Field("info", description="uvicorn log level.")
 
