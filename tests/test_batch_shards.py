@@ -240,11 +240,20 @@ def test_worker_trims_the_heap_after_every_chunk(monkeypatch):
 def test_verification_messages_name_the_shard_and_the_fault(tmp_path):
     entries = write_dir(tmp_path)
     assert sh.read_shards(tmp_path, verify=True).num_rows == 3
-    sh.write_shard(tmp_path, 1, sh.documents_to_table(docs()[:1]))
+    shard = tmp_path / "shard-00001.arrow"
+    data = bytearray(shard.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # same size, other bytes
+    shard.write_bytes(bytes(data))
     with pytest.raises(DataFormatError, match=r"shard-00001.arrow does not match manifest.json "
-                                              r"\(sha256 differs\)"):
+                                              r"\(sha256 differs from manifest.json\)"):
         sh.read_shards(tmp_path, verify=True)
-    (tmp_path / "shard-00001.arrow").unlink()
+    sh.write_shard(tmp_path, 1, sh.documents_to_table(docs()[:1]))
+    size = shard.stat().st_size
+    with pytest.raises(DataFormatError, match=rf"shard-00001.arrow does not match manifest.json "
+                                              rf"\({size} bytes, manifest.json says {entries[1]['bytes']}\)"):
+        sh.read_shards(tmp_path, verify=True)
+    assert sh.mismatch(shard, None) == "not listed in manifest.json"
+    shard.unlink()
     with pytest.raises(DataFormatError, match=r"shard-00001.arrow does not match manifest.json "
                                               r"\(file missing\)"):
         sh.read_shards(tmp_path, verify=True)
