@@ -24,9 +24,6 @@ class FixedModel:
         labels = [self._label(q.keyword, q.text, q.char_start, q.char_end) for q in queries]
         return [SenseDecision(None if lab == NONE else lab, 1.0, "classifier") for lab in labels]
 
-    def predict_labels(self, kw, occurrences):
-        return [self._label(kw, o.text, o.char_start, o.char_end) for o in occurrences]
-
 
 def ann(keyword, text, label, doc="d"):
     start = text.index(keyword)
@@ -98,3 +95,33 @@ def test_error_context_is_80_characters_before_and_60_after():
     (row,) = errors(FixedModel({text: "causal"}), [a])
     assert row["context"] == text[a.char_start - 80:a.char_end + 60]
     assert row["context"].startswith("x" * 79 + " since") and row["context"].endswith("y" * 59)
+
+
+def test_decision_sources_and_a_model_wrapping_its_classifier():
+    out = evaluate(FixedModel(PRED), ANNS, ["since", "while"])
+    assert out["per_keyword"]["since"]["sources"] == {"classifier": 6}
+
+    class Wrapped:
+        """Rules in front of the classifier, as load_senses builds it: the training counts are
+        the classifier's."""
+
+        def __init__(self, classifier):
+            self.classifier = classifier
+
+        def disambiguate(self, queries):
+            return self.classifier.disambiguate(queries)
+
+    class Bare:
+        """Decisions without training counts anywhere (a rules-only model)."""
+
+        def __init__(self, classifier):
+            self._classifier = classifier
+
+        def disambiguate(self, queries):
+            return self._classifier.disambiguate(queries)
+
+    wrapped = evaluate(Wrapped(FixedModel(PRED)), ANNS, ["since"])["per_keyword"]["since"]
+    assert (wrapped["majority_label"], wrapped["source"]) == ("causal", "classifier")
+    bare = evaluate(Bare(FixedModel(PRED)), ANNS, ["since"])["per_keyword"]["since"]
+    # no training counts: the majority of the evaluated labels (temporal, 3 of 6)
+    assert (bare["majority_label"], bare["source"]) == ("temporal", "lexicon")
