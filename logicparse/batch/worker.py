@@ -10,7 +10,7 @@ import resource
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, fields
 from functools import lru_cache
 from typing import Optional
 
@@ -48,11 +48,40 @@ class Chunk:
     errors: tuple = ()  # per document: None, or why its record could not be read (row error)
 
 
+@dataclass(frozen=True)
+class WorkerStats:
+    """What a worker reports with every chunk: its memory, its models and its timings."""
+
+    pid: int
+    rss_mb: float
+    peak_rss_mb: float
+    parser: Optional[str]
+    senses: Optional[str]
+    load_s: float  # loading the models
+    ready_at: float  # wall clock when the models were loaded
+    parse_s: float  # cumulative parsing time of this worker
+
+    ARROW_TYPES = {"pid": pa.int64(), "rss_mb": pa.float64(), "peak_rss_mb": pa.float64(),
+                   "parser": pa.string(), "senses": pa.string(), "load_s": pa.float64(),
+                   "ready_at": pa.float64(), "parse_s": pa.float64()}
+
+    def arrow_columns(self, rows: int, prefix: str = "") -> dict:
+        """The stats repeated over ``rows`` rows, one Arrow array per field (named with
+        ``prefix``): how they travel beside a chunk's table out of a Ray actor."""
+        return {prefix + k: pa.array([v] * rows, self.ARROW_TYPES[k])
+                for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_arrow(cls, table: pa.Table, prefix: str = "") -> "WorkerStats":
+        """The stats carried by the first row of ``table`` (see :meth:`arrow_columns`)."""
+        return cls(**{f.name: table.column(prefix + f.name)[0].as_py() for f in fields(cls)})
+
+
 @dataclass
 class ChunkResult:
     chunk: Chunk
     table: pa.Table
-    stats: dict = field(default_factory=dict)  # pid, rss_mb, peak_rss_mb, parser, senses
+    stats: Optional[WorkerStats] = None  # None: the worker died, nothing to report
 
 
 def limit_threads(threads: int) -> None:
@@ -103,8 +132,8 @@ class ChunkAnnotator:
         docs = self.annotate(list(chunk.ids), list(chunk.texts), list(chunk.errors))
         release_free_memory()
         return ChunkResult(chunk, documents_to_table(docs),
-                           {**memory_stats(), **self.models, "load_s": self.load_s,
-                            "ready_at": self.ready_at, "parse_s": round(self.parse_s, 4)})
+                           WorkerStats(**memory_stats(), **self.models, load_s=self.load_s,
+                                       ready_at=self.ready_at, parse_s=round(self.parse_s, 4)))
 
     def annotate(self, ids: list, texts: list, errors: Optional[list] = None) -> list[Document]:
         if errors and any(errors):  # records that could not be read: rows with their error
