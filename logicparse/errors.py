@@ -254,8 +254,8 @@ class Errors(metaclass=_WithCodes):
     E511 = ("{where}: label id {value} is outside 0-34 (logicparse.LABELS). The shard is corrupt or "
             "from another label vocabulary: re-annotate the texts with `logicparse annotate`.")
     E512 = ("{path} was written with Document schema version {got!r}, this logicparse reads version "
-            "{want!r}. Re-annotate the texts with this version (`logicparse annotate`), or delete the "
-            "cached shards so training re-annotates them.")
+            "{want!r}. Re-annotate the texts with this version (`logicparse annotate`); for training, "
+            "delete the cached shards so training re-annotates them.")
     E513 = "{path} is not a logicparse Arrow IPC shard ({reason}). Shards come from `logicparse annotate`."
     E514 = ("{where}: the shards hold no annotation for text id {id!r} ({text!r}). Delete the "
             "cached shards (or pass the right --shards directory) so the texts are annotated again.")
