@@ -14,6 +14,7 @@ from typing import Generator, Iterable, Iterator, Optional, Sequence, Union
 from .errors import Errors, InputTextError, LogicparseError, TreeFormatError
 from .mapping import Match, find_keywords, layer_labels, map_keyword
 from .ptb import split_trees
+from .retry import drain, one_by_one_steps
 from .senses import SenseDecision, SenseModel, load_senses
 from .senses.decide import query as sense_query
 from .taxonomy import RELATIONS, category
@@ -82,15 +83,6 @@ def parse_chunks(lengths: Sequence[int], budget: int = PARSE_CHUNK_COST) -> list
     if start < len(lengths):
         out.append((start, len(lengths)))
     return out
-
-
-def _drain(steps: Generator):
-    """Run a step generator to its end; its return value."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value
 
 
 def _resolve_senses(senses, device: str = "cpu") -> Optional[SenseModel]:
@@ -264,7 +256,7 @@ class Annotator:
         return (yield from self._pipe_batch_steps(list(zip(ids, texts))))
 
     def _pipe_batch(self, batch: list[tuple[str, object]]) -> list[Document]:
-        return _drain(self._pipe_batch_steps(batch))
+        return drain(self._pipe_batch_steps(batch))
 
     def _pipe_batch_steps(self, batch: list[tuple[str, object]]):
         checked: list[tuple[str, str]] = []
@@ -274,8 +266,7 @@ class Annotator:
                 checked.append((doc_id, check_text(text, self.max_chars)))
             except LogicparseError as e:
                 errors[i] = Document.failed(doc_id, text if isinstance(text, str) else "", str(e))
-        done = iter((yield from self._segmented_steps(
-            [(doc_id, text, self.segment(text)) for doc_id, text in checked])))
+        done = iter((yield from self._segmented_steps(checked, segment=True)))
         return [errors[i] if i in errors else next(done) for i in range(len(batch))]
 
     def annotate_segmented(self, items: Sequence[tuple[str, str, list[Segment]]]) -> list[Document]:
@@ -283,24 +274,21 @@ class Annotator:
         the spaCy component passes a spaCy Doc's). The sentences are parsed in bounded chunks
         (``PARSE_CHUNK_COST``); if that fails, the documents are annotated one by one, so that
         only the failing ones come back with ``error`` set (E320)."""
-        return _drain(self._segmented_steps(items))
+        return drain(self._segmented_steps(items))
 
-    def _segmented_steps(self, items: Sequence[tuple[str, str, list[Segment]]]):
-        try:
-            return (yield from self._parse_and_build(items))
-        except Exception:  # noqa: BLE001 - one bad document must not sink its batch
-            # Find the culprit(s): annotate one by one so that the others still succeed.
-            alone = []
-            for item in items:
-                try:
-                    alone.append((yield from self._parse_and_build([item]))[0])
-                except Exception as e:  # noqa: BLE001 - recorded in the row, the run goes on
-                    alone.append(Document.failed(item[0], item[1], Errors.E320.format(
-                        type=type(e).__name__, message=e)))
-            return alone
+    def _segmented_steps(self, items: Sequence[tuple], segment: bool = False):
+        """Steps over (id, text, sentences) items, or (id, text) items to ``segment`` first; the
+        error policy of logicparse.retry: a document that fails alone gets ``error`` (E320)."""
+        def run(batch):
+            if segment:
+                batch = [(doc_id, text, self.segment(text)) for doc_id, text in batch]
+            return (yield from self._parse_and_build(batch))
+
+        return (yield from one_by_one_steps(items, run, lambda item, e: Document.failed(
+            item[0], item[1], Errors.E320.format(type=type(e).__name__, message=e))))
 
     def _annotate_batch(self, docs: Sequence[tuple[str, str]]) -> list[Document]:
-        return _drain(self._parse_and_build([(d, t, self.segment(t)) for d, t in docs]))
+        return drain(self._parse_and_build([(d, t, self.segment(t)) for d, t in docs]))
 
     def _parse_and_build(self, items: Sequence[tuple[str, str, list[Segment]]]):
         """Steps: one before each chunk of parsing, one before the Documents are built."""

@@ -172,7 +172,7 @@ class Errors(metaclass=_WithCodes):
     E318 = "Could not start or reach Ray ({reason}). Check --ray-address (e.g. ray://host:10001 or 'auto'), or leave it out for a local instance."
     E319 = ("{path} is an unfinished run ({done} of {total} shards): its shards are whole but the "
             "corpus is not complete. Rerun the same `logicparse annotate` command to finish it.")
-    E320 = "Annotation failed: {type}: {message}"
+    E320 = "The annotator could not annotate this document (alone, after its batch failed): {type}: {message}"
     E321 = ("A worker process died while annotating this document ({reason}); it was retried alone "
             "and died again.")
     E330 = ("Annotator.pipe got fewer ids than texts: text {index} has no id ({n} ids). Pass one id "

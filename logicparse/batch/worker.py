@@ -16,7 +16,6 @@ from typing import Optional
 
 import pyarrow as pa
 
-from ..errors import Errors
 from ..resources import offline_environment
 from ..tokens import Document
 from .shards import documents_to_table
@@ -143,20 +142,12 @@ class ChunkAnnotator:
                     for i, e in enumerate(errors)]
         if not ids:
             return []
-        try:
-            docs = list(self.annotator.pipe(texts, batch_size=max(1, len(texts)), ids=ids))
-            if len(docs) != len(ids):
-                raise RuntimeError(f"pipe returned {len(docs)} documents for {len(ids)} inputs")
-            return docs
-        except Exception:  # noqa: BLE001 - find the culprit one document at a time
-            return [self._one(i, t) for i, t in zip(ids, texts)]
-
-    def _one(self, doc_id: str, text) -> Document:
-        try:
-            return next(iter(self.annotator.pipe([text], batch_size=1, ids=[doc_id])))
-        except Exception as e:  # noqa: BLE001 - recorded in the row; the run goes on
-            return Document.failed(doc_id, text if isinstance(text, str) else "",
-                                   Errors.E320.format(type=type(e).__name__, message=e))
+        # A document that fails is the Annotator's to record (logicparse.retry): it yields a row
+        # with ``error`` and never raises. The worker handles only the death of its process.
+        docs = list(self.annotator.pipe(texts, batch_size=max(1, len(texts)), ids=ids))
+        if len(docs) != len(ids):
+            raise RuntimeError(f"pipe returned {len(docs)} documents for {len(ids)} inputs")
+        return docs
 
 
 class _TimedParser:
