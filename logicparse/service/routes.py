@@ -230,34 +230,27 @@ async def docs(request: Request):
                                swagger_favicon_url="/docs/favicon.png")
 
 
-@pages.get("/docs/swagger-ui-bundle.js")
-async def docs_js():
-    return Response(_swagger_files()["swagger-ui-bundle.js"], media_type="text/javascript")
-
-
-@pages.get("/docs/swagger-ui.css")
-async def docs_css():
-    return Response(_swagger_files()["swagger-ui.css"], media_type="text/css")
-
-
-@pages.get("/docs/favicon.png")
-async def docs_icon():
-    return Response(_swagger_files()["favicon-32x32.png"], media_type="image/png")
-
-
 @pages.get("/", response_class=HTMLResponse)
 async def index():
     return HTMLResponse(_page_files()["index.html"])
 
 
-@pages.get("/static/app.js")
-async def app_js():
-    return Response(_page_files()["app.js"], media_type="text/javascript")
+def _file_route(files, name: str, media_type: str):
+    async def serve():
+        return Response(files()[name], media_type=media_type)
+    return serve
 
 
-@pages.get("/static/style.css")
-async def style_css():
-    return Response(_page_files()["style.css"], media_type="text/css")
+# path -> (where its bytes are, file name, media type)
+_FILES = {
+    "/docs/swagger-ui-bundle.js": (_swagger_files, "swagger-ui-bundle.js", "text/javascript"),
+    "/docs/swagger-ui.css": (_swagger_files, "swagger-ui.css", "text/css"),
+    "/docs/favicon.png": (_swagger_files, "favicon-32x32.png", "image/png"),
+    "/static/app.js": (_page_files, "app.js", "text/javascript"),
+    "/static/style.css": (_page_files, "style.css", "text/css"),
+}
+for _path, (_files, _name, _media) in _FILES.items():
+    pages.add_api_route(_path, _file_route(_files, _name, _media), methods=["GET"])
 
 
 def _count_tokens(annotator, texts: list[str]) -> int:
