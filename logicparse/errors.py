@@ -33,6 +33,10 @@ class DataFormatError(LogicparseError, ValueError):
     """An input data file (treebank, GDTB, task data, shard) is not in the expected format."""
 
 
+class OptionError(LogicparseError, ValueError):
+    """An option names a choice logicparse does not have."""
+
+
 class Errors:
     # --- E0xx: core -------------------------------------------------------------------------
     E001 = ("Text must be a str, got {type}. Decode bytes first (for example "
@@ -51,9 +55,12 @@ class Errors:
             "directory. Install benepar models with benepar.download('{name}') or pass a path.")
     E022 = ("Sense disambiguation gave relation {relation!r} for keyword {keyword!r}; expected one "
             "of the relations {opts} or None.")
+    E023 = "Unknown mapping {name!r}. Mappings: {opts} ('paper' is Algorithm 1 exactly)."
     E030 = "GDTB directory {path} lacks {missing}. Expected raw/, gold/, const/ and SPLITS.json."
     E031 = "GDTB gold file {path}, line {line}: {reason}."
     E032 = "Unknown split {split!r} in {path}. Splits: {opts}."
+    E033 = ("Document {name}: {n} trees given for {expected} sentences. Trees for a GDTB document "
+            "must be one per sentence of const/, over the same tokens.")
 
     # --- E1xx: parser -----------------------------------------------------------------------
     E100 = ("Parser model directory {path} does not exist. Pass an existing directory, 'default' "

@@ -16,17 +16,33 @@ Mapping, exactly as Algorithm 1 (spans are token ranges; set difference can leav
   extrinsic  alpha = pa(pa(n)) \\ pa(n), beta = pa(n) \\ n; when pa(n) is the sentence root,
              alpha = the previous sentence, or nothing for the first sentence.
 A keyword that is the whole sentence (``No.``) has no pa(n): its spans are empty.
+
+``mapping="paper"`` is Algorithm 1 as above; ``mapping="default"`` widens binary relations' spans
+to the arguments GDTB annotates (arguments.py). Unary relations map the same under both.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple, Optional, Sequence
 
+from .arguments import map_default
+from .errors import Errors, OptionError
 from .taxonomy import EXTRINSIC, INTRINSIC, LABEL_IDS, UNARY, Keyword, keywords
 from .tokens import Relation
 from .trees import ParseTree
 
 Ranges = list[list[int]]
+
+#: Mapping names: "default" (measured better on GDTB, arguments.py) and "paper" (Algorithm 1).
+MAPPINGS = ("default", "paper")
+DEFAULT_MAPPING = "default"
+
+
+def check_mapping(mapping: str) -> str:
+    """``mapping`` if it names a mapping, else OptionError (a ValueError) naming the choices."""
+    if mapping not in MAPPINGS:
+        raise OptionError(Errors.E023.format(name=mapping, opts=", ".join(MAPPINGS)))
+    return mapping
 
 
 class Match(NamedTuple):
@@ -97,11 +113,17 @@ def _minus(outer: tuple[int, int], inner: tuple[int, int], offset: int) -> Range
 
 
 def map_keyword(tree: ParseTree, start: int, end: int, category: str, offset: int,
-                previous: Optional[tuple[int, int]]) -> tuple[int, Ranges, Ranges]:
-    """Algorithm 1 for one keyword occurrence. Returns (depth, alpha, beta) as document-level
-    ranges; ``offset`` is the sentence's first token in the document, ``previous`` the previous
-    sentence's document-level range (None for the first sentence)."""
-    _, pa, depth = keyword_node(tree, start, end)
+                previous: Optional[tuple[int, int]], mapping: str = DEFAULT_MAPPING
+                ) -> tuple[int, Ranges, Ranges]:
+    """Map one keyword occurrence. Returns (depth, alpha, beta) as document-level ranges;
+    ``offset`` is the sentence's first token in the document, ``previous`` the previous
+    sentence's document-level range (None for the first sentence). ``mapping``: "paper" for
+    Algorithm 1 exactly, "default" for the wider arguments of arguments.py."""
+    n, pa, depth = keyword_node(tree, start, end)
+    if pa >= 0 and category != UNARY and mapping == "default":
+        spans = map_default(tree, n, pa, start, end, category, offset, previous)
+        if spans is not None:
+            return (depth, *spans)
     if pa < 0:
         alpha = [list(previous)] if category == EXTRINSIC and previous else []
         return depth, alpha, []
