@@ -31,6 +31,7 @@ RULES = (
     "conjunct_stop",  # ... or only the conjunct (with its coordinator) it sits in
     "flat_adjunct",  # ... also where the parser left the keyword beside its clause
     "adverbial_clause",  # discourse adverbial: β = its clause, α = the clause before it
+    "adverb_phrase",  # ... placed by its whole adverb phrase (``only then``)
     "sentence_beta",  # ... a first clause directly under the sentence: β = the sentence
 )
 #: Rules in force; the ablation benchmark switches them off one at a time.
@@ -70,6 +71,19 @@ def _children(tree: ParseTree, node: int) -> list[int]:
     return out
 
 
+def spans_minus(outer: tuple[int, int], holes: list[tuple[int, int]], offset: int) -> Ranges:
+    """Token span ``outer`` minus the ``holes`` (spans inside it), shifted by ``offset``: set
+    difference can leave pieces on both sides of a hole."""
+    out, pos = [], outer[0]
+    for a, b in sorted(holes):
+        if a > pos:
+            out.append([pos + offset, a + offset])
+        pos = max(pos, b)
+    if outer[1] > pos:
+        out.append([pos + offset, outer[1] + offset])
+    return out
+
+
 def _clause_above(tree: ParseTree, node: int) -> int:
     """The nearest clause node strictly above ``node``, else the root."""
     labels, parents = tree.labels, tree.parents
@@ -82,15 +96,6 @@ def _clause_above(tree: ParseTree, node: int) -> int:
 def _clause_at(tree: ParseTree, node: int) -> int:
     """``node`` itself when it is a clause, else the nearest clause above it (or the root)."""
     return node if base_label(tree.labels[node]) in _CLAUSES else _clause_above(tree, node)
-
-
-def _minus(outer: tuple[int, int], inner: tuple[int, int], offset: int) -> Ranges:
-    out = []
-    if inner[0] > outer[0]:
-        out.append([outer[0] + offset, inner[0] + offset])
-    if outer[1] > inner[1]:
-        out.append([inner[1] + offset, outer[1] + offset])
-    return out
 
 
 def _conjuncts(tree: ParseTree, parent: int, start: int, end: int
@@ -164,18 +169,22 @@ def _after_coordinator(tree: ParseTree, parent: int, start: int) -> bool:
 def _adverbial(tree: ParseTree, pa: int, start: int, end: int, offset: int,
                prev: Ranges) -> tuple[Ranges, Ranges]:
     starts, ends, parents = tree.starts, tree.ends, tree.parents
-    # Between two conjuncts (``X , then Y``; ``X , and then Y``) the adverbial links the two.
-    before, after = _conjuncts(tree, pa, start, end)
+    # Between two conjuncts (``X , then Y``; ``X , and then Y``) the adverbial links the two;
+    # a modified adverbial (``only then``) is placed by its whole phrase.
+    u0, u1 = start, end
+    if "adverb_phrase" in ACTIVE:
+        while base_label(tree.labels[pa]) == "ADVP" and parents[pa] >= 0:
+            u0, u1, pa = starts[pa], ends[pa], parents[pa]
+    before, after = _conjuncts(tree, pa, u0, u1)
     if before is not None and after is not None and (
-            base_label(tree.labels[before]) in _CLAUSES | {"VP"} or _after_coordinator(tree, pa, start)):
+            base_label(tree.labels[before]) in _CLAUSES | {"VP"} or _after_coordinator(tree, pa, u0)):
         alpha = [[starts[before], ends[before]]]
         if base_label(tree.labels[pa]) == "VP":
             subject = _subject_clause_start(tree, pa)
             if subject is not None:
                 alpha = [[subject, ends[before]]]
-        beta = _minus((ends[before], after[1]), (start, end), 0)
         return ([[a + offset, b + offset] for a, b in alpha],
-                [[a + offset, b + offset] for a, b in beta])
+                spans_minus((ends[before], after[1]), [(start, end)], offset))
     clause = _clause_at(tree, pa)
     span = (starts[clause], ends[clause])
     parent = parents[clause]
@@ -184,27 +193,15 @@ def _adverbial(tree: ParseTree, pa: int, start: int, end: int, offset: int,
         if before is not None and base_label(tree.labels[before]) in _CLAUSES:
             # A coordinated clause: the conjunct before it is α; the coordinator joins β.
             return ([[starts[before] + offset, ends[before] + offset]],
-                    _minus((ends[before], span[1]), (start, end), offset))
+                    spans_minus((ends[before], span[1]), [(start, end)], offset))
         if parents[parent] < 0 and "sentence_beta" in ACTIVE:
             # A clause directly under the sentence with no clause before it: the sentence is β.
-            return prev, _minus((starts[parent], ends[parent]), (start, end), offset)
-    beta = _minus(span, (start, end), offset)
+            return prev, spans_minus((starts[parent], ends[parent]), [(start, end)], offset)
+    beta = spans_minus(span, [(start, end)], offset)
     if parent < 0:
         return prev, beta
     outer = _clause_above(tree, clause)
-    return _minus((starts[outer], ends[outer]), span, offset), beta
-
-
-def _cut(outer: tuple[int, int], holes: list[tuple[int, int]], offset: int) -> Ranges:
-    """``outer`` minus the ``holes`` (spans inside it), as document-level ranges."""
-    out, pos = [], outer[0]
-    for a, b in sorted(holes):
-        if a > pos:
-            out.append([pos + offset, a + offset])
-        pos = max(pos, b)
-    if outer[1] > pos:
-        out.append([pos + offset, outer[1] + offset])
-    return out
+    return spans_minus((starts[outer], ends[outer]), [span], offset), beta
 
 
 def _adjunct_alpha(tree: ParseTree, pa: int, offset: int,
@@ -216,7 +213,7 @@ def _adjunct_alpha(tree: ParseTree, pa: int, offset: int,
     labels, parents, starts, ends = tree.labels, tree.parents, tree.starts, tree.ends
     holes = [unit or (starts[pa], ends[pa])]
     if unit is not None and base_label(labels[pa]) in _CLAUSES:
-        return _cut((starts[pa], ends[pa]), holes, offset)
+        return spans_minus((starts[pa], ends[pa]), holes, offset)
     node = pa
     while parents[node] >= 0:
         parent = parents[node]
@@ -231,24 +228,19 @@ def _adjunct_alpha(tree: ParseTree, pa: int, offset: int,
             prior = [c for c in kids if ends[c] <= starts[node]
                      and base_label(labels[c]) not in (",", ":")]
             if len(prior) > 1 and base_label(labels[prior[-1]]) in ("CC", "CONJP"):
-                return _cut((starts[prior[-1]], ends[node]), holes, offset)
+                return spans_minus((starts[prior[-1]], ends[node]), holes, offset)
         if base_label(labels[parent]) in _CLAUSES:
             node = parent
             break
         node = parent
-    return _cut((starts[node], ends[node]), holes, offset)
+    return spans_minus((starts[node], ends[node]), holes, offset)
 
 
-def map_default(tree: ParseTree, n: int, pa: int, start: int, end: int, category: str,
-                offset: int, previous: Optional[tuple[int, int]]) -> Optional[tuple[Ranges, Ranges]]:
-    """(alpha, beta) of a binary keyword occurrence under ``pa`` (>= 0), or None where no rule
-    applies and Algorithm 1 stands. Same range conventions as ``mapping.map_keyword``."""
-    spans = _map(tree, pa, start, end, category, offset, previous)
-    return spans
-
-
-def _map(tree: ParseTree, pa: int, start: int, end: int, category: str,
-         offset: int, previous: Optional[tuple[int, int]]) -> Optional[tuple[Ranges, Ranges]]:
+def map_default(tree: ParseTree, pa: int, start: int, end: int, category: str, offset: int,
+                previous: Optional[tuple[int, int]]) -> Optional[tuple[Ranges, Ranges]]:
+    """(alpha, beta) of a binary keyword occurrence at tokens [start, end) under ``pa`` (>= 0),
+    or None where no rule applies and Algorithm 1 stands. Same range conventions as
+    ``mapping.map_keyword``."""
     prev = [list(previous)] if previous else []
     if category == INTRINSIC:
         return _coordinator(tree, pa, start, end, offset, prev)
@@ -256,10 +248,10 @@ def _map(tree: ParseTree, pa: int, start: int, end: int, category: str,
         if "adjunct_clause" not in ACTIVE or tree.parents[pa] < 0:
             return None
         pa_span = (tree.starts[pa], tree.ends[pa])
-        return _adjunct_alpha(tree, pa, offset), _minus(pa_span, (start, end), offset)
+        return _adjunct_alpha(tree, pa, offset), spans_minus(pa_span, [(start, end)], offset)
     unit = _flat_adjunct(tree, pa, start, end) if "flat_adjunct" in ACTIVE else None
     if unit is not None:
-        return _adjunct_alpha(tree, pa, offset, unit), _minus(unit, (start, end), offset)
+        return _adjunct_alpha(tree, pa, offset, unit), spans_minus(unit, [(start, end)], offset)
     if "adverbial_clause" not in ACTIVE:
         return None
     return _adverbial(tree, pa, start, end, offset, prev)
@@ -268,6 +260,7 @@ def _map(tree: ParseTree, pa: int, start: int, end: int, category: str,
 def _flat_adjunct(tree: ParseTree, pa: int, start: int, end: int) -> Optional[tuple[int, int]]:
     """A subordinator or preposition that a parser left beside its clause instead of heading it
     (``(NP … (IN in) (S being …))``): the keyword and the constituent after it."""
+    # Prepositions and subordinators are IN or WRB; ``however`` is WRB too but an adverbial.
     if base_label(tree.labels[tree.leaf_parents[start]]) not in ("IN", "WRB") or (
             tree.leaves[start].lower() == "however"):
         return None

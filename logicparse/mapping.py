@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional, Sequence
 
-from .arguments import map_default
+from .arguments import map_default, spans_minus
 from .errors import Errors, OptionError
 from .taxonomy import EXTRINSIC, INTRINSIC, LABEL_IDS, UNARY, Keyword, keywords
 from .tokens import Relation
@@ -103,15 +103,6 @@ def keyword_node(tree: ParseTree, start: int, end: int) -> tuple[int, int, int]:
     return -1, node, tree.depths[node] + 1
 
 
-def _minus(outer: tuple[int, int], inner: tuple[int, int], offset: int) -> Ranges:
-    out = []
-    if inner[0] > outer[0]:
-        out.append([outer[0] + offset, inner[0] + offset])
-    if outer[1] > inner[1]:
-        out.append([inner[1] + offset, outer[1] + offset])
-    return out
-
-
 def map_keyword(tree: ParseTree, start: int, end: int, category: str, offset: int,
                 previous: Optional[tuple[int, int]], mapping: str = DEFAULT_MAPPING
                 ) -> tuple[int, Ranges, Ranges]:
@@ -119,9 +110,9 @@ def map_keyword(tree: ParseTree, start: int, end: int, category: str, offset: in
     ``offset`` is the sentence's first token in the document, ``previous`` the previous
     sentence's document-level range (None for the first sentence). ``mapping``: "paper" for
     Algorithm 1 exactly, "default" for the wider arguments of arguments.py."""
-    n, pa, depth = keyword_node(tree, start, end)
+    _, pa, depth = keyword_node(tree, start, end)
     if pa >= 0 and category != UNARY and mapping == "default":
-        spans = map_default(tree, n, pa, start, end, category, offset, previous)
+        spans = map_default(tree, pa, start, end, category, offset, previous)
         if spans is not None:
             return (depth, *spans)
     if pa < 0:
@@ -129,15 +120,15 @@ def map_keyword(tree: ParseTree, start: int, end: int, category: str, offset: in
         return depth, alpha, []
     pa_span = (tree.starts[pa], tree.ends[pa])
     if category == UNARY:
-        return depth, _minus(pa_span, (start, end), offset), []
+        return depth, spans_minus(pa_span, [(start, end)], offset), []
     if category == INTRINSIC:
         alpha = [[pa_span[0] + offset, start + offset]] if start > pa_span[0] else []
         beta = [[end + offset, pa_span[1] + offset]] if pa_span[1] > end else []
         return depth, alpha, beta
-    beta = _minus(pa_span, (start, end), offset)
+    beta = spans_minus(pa_span, [(start, end)], offset)
     gp = tree.parents[pa]
     if gp >= 0:
-        alpha = _minus((tree.starts[gp], tree.ends[gp]), pa_span, offset)
+        alpha = spans_minus((tree.starts[gp], tree.ends[gp]), [pa_span], offset)
     else:
         alpha = [list(previous)] if previous else []
     return depth, alpha, beta
