@@ -116,7 +116,10 @@ def map_keyword(tree: ParseTree, start: int, end: int, category: str, offset: in
         if spans is not None:
             return (depth, *spans)
     if pa < 0:
-        alpha = [list(previous)] if category == EXTRINSIC and previous else []
+        # The keyword is the whole sentence; a coordinator (``But.``) still links it to the
+        # previous sentence under the default mapping, as it does at the start of a sentence.
+        linked = category == EXTRINSIC or (category == INTRINSIC and mapping == "default")
+        alpha = [list(previous)] if linked and previous else []
         return depth, alpha, []
     pa_span = (tree.starts[pa], tree.ends[pa])
     if category == UNARY:
