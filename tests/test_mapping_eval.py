@@ -122,6 +122,10 @@ def test_default_rules_on_small_trees():
     doc = annotate_trees(["(S (S (NP (PRP We)) (VP (VBD ate))) (, ,) (CC and) (ADVP (RB then)) "
                           "(S (NP (PRP we)) (VP (VBD left))) (. .))"])
     assert spans(doc, "then") == ("We ate", ", and we left")
+    # A coordinator opening an inner clause: β still runs to the end of the sentence.
+    doc = annotate_trees([first, "(S (S (CC And) (S (NP (PRP we)) (VP (VBD stayed)))) (, ,) "
+                                 "(CC but) (S (NP (PRP they)) (VP (VBD left))) (. .))"])
+    assert spans(doc, "And") == ("It rained .", "we stayed , but they left .")
     # β of a coordinator stops at the next coordinator of the same list.
     doc = annotate_trees(["(S (NP (PRP He)) (VP (VP (VBD came)) (, ,) (VP (VBD saw)) (CC and) "
                           "(VP (VBD went)) (CC but) (VP (VBD returned))) (. .))"])
@@ -132,7 +136,9 @@ BAD_TREES = {
     "unary chain": ["(S (S (S (NP (NP (PRP We))) (VP (VP (VBD left))))) (SBAR (SBAR (IN because) "
                     "(S (S (NP (PRP it)) (VP (VBD rained)))))))"],
     "empty constituents": ["(S (NP-SBJ (-NONE- *)) (NP ) (VP (VBD left) (SBAR (IN because) "
-                           "(S (NP (-NONE- *T*-1)) (VP (VBD rained))))) (. .))"],
+                           "(S (NP (-NONE- *T*-1)) (VP (VBD rained))))) (. .))",
+                           "(S (NP (PRP We)) (VP (VP (-NONE- *?*)) (CC and) (ADVP (RB then)) "
+                           "(VP (VBD left))) (. .))"],
     "keyword is the whole sentence": ["(S (NP (PRP It)) (VP (VBD rained)))", "(CC But)",
                                       "(INTJ (UH No))", "(ADVP (RB However))"],
     "one-token sentence": ["(RB However)", "(RB Also)"],
@@ -157,8 +163,10 @@ def test_odd_trees_give_valid_spans_never_an_exception(case, mapping):
 
 def test_empty_constituents_are_not_tokens_and_first_sentence_has_no_previous():
     doc = annotate_trees(BAD_TREES["empty constituents"])
-    assert doc.tokens == ["left", "because", "rained", "."]
+    assert doc.tokens == ["left", "because", "rained", ".", "We", "and", "then", "left", "."]
     assert spans(doc, "because") == ("left .", "rained")
+    # The empty VP is no conjunct: 'then' has no clause before it in its sentence.
+    assert spans(doc, "then") == ("left because rained .", "We and left .")
     doc = annotate_trees(BAD_TREES["first sentence opens with an adverbial"])
     assert spans(doc, "However") == ("", ", we stayed also .")
     doc = annotate_trees(BAD_TREES["keyword is the whole sentence"])
