@@ -171,3 +171,26 @@ def test_empty_constituents_are_not_tokens_and_first_sentence_has_no_previous():
     assert spans(doc, "However") == ("", ", we stayed also .")
     doc = annotate_trees(BAD_TREES["keyword is the whole sentence"])
     assert spans(doc, "But") == ("It rained", "")
+
+
+def test_annotator_and_annotate_command_take_the_mapping(lexicon_annotator, tmp_path):
+    """The real parser: the option reaches the mapping, and `annotate` records it."""
+    from logicparse.batch import read_manifest, read_shards
+
+    text = "I try very hard because it would be too easy."
+    paper = Annotator(parser=lexicon_annotator.parser, senses=None, mapping="paper")
+    assert (paper.mapping, lexicon_annotator.mapping) == ("paper", "default")
+    assert spans(paper.annotate(text), "because")[0] == "try very hard"
+    assert spans(lexicon_annotator.annotate(text), "because")[0] == "I try very hard ."
+    (tmp_path / "doc.txt").write_text(text)
+    for mapping in ("paper", "default"):
+        out = tmp_path / mapping
+        r = CliRunner().invoke(app, ["annotate", str(tmp_path / "doc.txt"), "--out", str(out),
+                                     "--senses", "none", "--mapping", mapping, "--quiet"])
+        assert r.exit_code == 0, r.output
+        manifest = read_manifest(out)
+        assert manifest["mapping"] == manifest["settings"]["mapping"] == mapping
+        (row,) = [d for t in read_shards(out) for d in t.to_pylist()]
+        rel = next(x for x in row["relations"] if x["keyword"] == "because")
+        assert [row["tokens"][i] for a, b in rel["alpha"] for i in range(a, b)][0] == (
+            "try" if mapping == "paper" else "I")
