@@ -14,14 +14,14 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from logicparse import annotate_trees  # noqa: E402
-from logicparse.trees import iter_trees  # noqa: E402
+from logicparse.ptb import split_trees  # noqa: E402
 
 ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 ap.add_argument("--treebank", default=str(Path(__file__).resolve().parents[1].parent / "shared/data/treebanks/ptb_wsj22.mrg"))
 ap.add_argument("--repeat", type=int, default=5)
 args = ap.parse_args()
 
-trees = list(iter_trees(Path(args.treebank).read_text(encoding="utf-8")))
+trees = list(split_trees(Path(args.treebank).read_text(encoding="utf-8")))
 best = float("inf")
 relations = tokens = 0
 for _ in range(args.repeat):

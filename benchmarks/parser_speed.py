@@ -37,7 +37,8 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     from logicparse.parser import load_parser
-    from logicparse.parser.treebank import raw_tokens, read_trees
+    from logicparse.parser.treebank import read_trees
+    from logicparse.ptb import raw_tokens
 
     t_import = time.perf_counter() - t0
     t0 = time.perf_counter()

@@ -81,9 +81,9 @@ def run(annotator):
 
 if args.trees:
     if args.treebank:
-        from logicparse.trees import iter_trees
+        from logicparse.ptb import split_trees
 
-        trees = list(iter_trees(Path(args.treebank).read_text(encoding="utf-8")))
+        trees = list(split_trees(Path(args.treebank).read_text(encoding="utf-8")))
         parsed = [trees[i:i + 20] for i in range(0, len(trees), 20)]  # 20-sentence "documents"
     else:
         parsed = [d.parse for d in base.pipe(texts, batch_size=args.batch_size)]

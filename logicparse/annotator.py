@@ -13,10 +13,11 @@ from typing import Iterable, Iterator, Optional, Sequence, Union
 
 from .errors import Errors, InputTextError, LogicparseError, TreeFormatError
 from .mapping import DEFAULT_MAPPING, Match, check_mapping, find_keywords, layer_labels, map_keyword
+from .ptb import split_trees
 from .senses import SenseDecision, SenseModel, SenseQuery, load_senses
 from .taxonomy import RELATIONS, category
 from .tokens import Document, Relation
-from .trees import ParseTree, iter_trees, read_tree
+from .trees import ParseTree, read_tree, strip_wrappers
 
 logger = logging.getLogger(__name__)
 
@@ -25,6 +26,10 @@ logger = logging.getLogger(__name__)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _PARAGRAPH = re.compile(r"\n\s*\n")
+
+
+# A sentence before parsing: its tokens and their character offsets (starts, ends).
+Segment = tuple[list[str], list[int], list[int]]
 
 
 @dataclass
@@ -131,7 +136,7 @@ def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
 
 def _tree_sentences(trees: Union[str, Sequence[str]]) -> list[Sentence]:
     if isinstance(trees, str):
-        trees = list(iter_trees(trees))
+        trees = list(split_trees(trees))
     elif not isinstance(trees, (list, tuple)):
         raise TreeFormatError(Errors.E013.format(type=type(trees).__name__))
     sentences, pos = [], 0
@@ -204,61 +209,79 @@ class Annotator:
                 checked.append((doc_id, check_text(text)))
             except LogicparseError as e:
                 errors[i] = Document.failed(doc_id, text if isinstance(text, str) else "", str(e))
-        try:
-            done = iter(self._annotate_batch(checked))
-        except Exception:  # noqa: BLE001 - one bad document must not sink its batch
-            # Find the culprit(s): annotate one by one so that the others still succeed.
-            done = iter([self._annotate_one_safely(d, t) for d, t in checked])
+        done = iter(self.annotate_segmented(
+            [(doc_id, text, self.segment(text)) for doc_id, text in checked]))
         return [errors[i] if i in errors else next(done) for i in range(len(batch))]
 
-    def _annotate_one_safely(self, doc_id: str, text: str) -> Document:
+    def annotate_segmented(self, items: Sequence[tuple[str, str, list[Segment]]]) -> list[Document]:
+        """(id, text, sentences) -> Documents, the sentences already tokenised (see ``segment``;
+        the spaCy component passes a spaCy Doc's). All sentences are parsed in one batch; if that
+        fails, the documents are annotated one by one, so that only the failing ones come back
+        with ``error`` set."""
         try:
-            return self._annotate_batch([(doc_id, text)])[0]
+            return self._annotate_segmented(items)
+        except Exception:  # noqa: BLE001 - one bad document must not sink its batch
+            return [self._annotate_one_safely(item) for item in items]
+
+    def _annotate_one_safely(self, item: tuple[str, str, list[Segment]]) -> Document:
+        try:
+            return self._annotate_segmented([item])[0]
         except Exception as e:  # noqa: BLE001 - recorded in the row, the run goes on
-            return Document.failed(doc_id, text, f"{type(e).__name__}: {e}")
+            return Document.failed(item[0], item[1], f"{type(e).__name__}: {e}")
 
     def _annotate_batch(self, docs: Sequence[tuple[str, str]]) -> list[Document]:
-        segmented = [self.segment(text) for _, text in docs]
-        flat = [toks for sents in segmented for toks, _, _ in sents]
+        return self._annotate_segmented([(d, t, self.segment(t)) for d, t in docs])
+
+    def _annotate_segmented(self, items: Sequence[tuple[str, str, list[Segment]]]
+                            ) -> list[Document]:
+        flat = [toks for _, _, sents in items for toks, _, _ in sents]
         parsed = iter(self.parser.parse(flat) if flat else [])
-        items = []
-        for (doc_id, text), sents in zip(docs, segmented):
+        out = []
+        for doc_id, text, sents in items:
             sentences = []
             for toks, starts, ends in sents:
-                bracketed = next(parsed)
-                sentences.append(Sentence(toks, starts, ends, read_tree(bracketed, toks), bracketed))
-            items.append((doc_id, text, sentences))
-        return build_documents(items, self.senses, self.mapping)
+                tree = next(parsed)
+                sentences.append(Sentence(toks, starts, ends, strip_wrappers(tree), tree.to_string()))
+            out.append((doc_id, text, sentences))
+        return build_documents(out, self.senses, self.mapping)
 
-    def segment(self, text: str) -> list[tuple[list[str], list[int], list[int]]]:
-        """Sentences as (tokens, starts, ends). Whitespace tokens are dropped; a blank line always
-        ends a sentence; a sentence longer than the parser's ``max_length`` is split into pieces
-        of at most that many tokens (documented recovery: each piece is parsed as a sentence)."""
+    @property
+    def max_sentence_tokens(self) -> int:
+        return max(1, int(getattr(self.parser, "max_length", 512)))
+
+    def segment(self, text: str) -> list[Segment]:
+        """Sentences as (tokens, starts, ends), by spaCy; see ``segment_doc``."""
         clean = _CONTROL.sub(" ", text)
         if not clean.strip():
             return []
-        doc = self.nlp(clean)
-        out = []
-        limit = max(1, int(getattr(self.parser, "max_length", 512)))
-        for sent in doc.sents:
-            toks: list[str] = []
-            starts: list[int] = []
-            pieces = []
-            for tok in sent:
-                if tok.is_space:
-                    if _PARAGRAPH.search(tok.text) and toks:
-                        pieces.append((toks, starts))
-                        toks, starts = [], []
-                    continue
-                toks.append(tok.text)
-                starts.append(tok.idx)
-            if toks:
-                pieces.append((toks, starts))
-            for toks, starts in pieces:
-                for a in range(0, len(toks), limit):
-                    t, s = toks[a:a + limit], starts[a:a + limit]
-                    out.append((t, s, [o + len(w) for o, w in zip(s, t)]))
-        return out
+        return segment_doc(self.nlp(clean), self.max_sentence_tokens)
+
+
+def segment_doc(doc, limit: int) -> list[Segment]:
+    """A spaCy Doc's sentences as (tokens, starts, ends). Whitespace tokens are dropped; a blank
+    line always ends a sentence; a sentence longer than ``limit`` tokens (the parser's
+    ``max_length``) is split into pieces of at most that many tokens (documented recovery: each
+    piece is parsed as a sentence)."""
+    out = []
+    for sent in doc.sents:
+        toks: list[str] = []
+        starts: list[int] = []
+        pieces = []
+        for tok in sent:
+            if tok.is_space:
+                if _PARAGRAPH.search(tok.text) and toks:
+                    pieces.append((toks, starts))
+                    toks, starts = [], []
+                continue
+            toks.append(tok.text)
+            starts.append(tok.idx)
+        if toks:
+            pieces.append((toks, starts))
+        for toks, starts in pieces:
+            for a in range(0, len(toks), limit):
+                t, s = toks[a:a + limit], starts[a:a + limit]
+                out.append((t, s, [o + len(w) for o, w in zip(s, t)]))
+    return out
 
 
 def _load_spacy(name: Optional[str]):

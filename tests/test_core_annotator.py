@@ -28,6 +28,14 @@ def test_paper_sentence_end_to_end(lexicon_annotator):
     assert LABELS.index("comparative:key") in doc.logic[0]
 
 
+def test_parse_column_reads_back_to_the_tokens_even_with_bracket_tokens(lexicon_annotator):
+    from logicparse.trees import read_tree
+
+    doc = lexicon_annotator.annotate("Prices (see below) rose [sharply] {again}.")
+    assert "(" in doc.tokens and "[" in doc.tokens
+    assert [leaf for s in doc.parse for leaf in read_tree(s).leaves] == doc.tokens
+
+
 def test_empty_and_whitespace_text_give_an_empty_document(lexicon_annotator):
     for text in ("", "   \n\t  "):
         doc = lexicon_annotator.annotate(text)

@@ -190,7 +190,7 @@ def test_annotator_and_annotate_command_take_the_mapping(lexicon_annotator, tmp_
         assert r.exit_code == 0, r.output
         manifest = read_manifest(out)
         assert manifest["mapping"] == manifest["settings"]["mapping"] == mapping
-        (row,) = [d for t in read_shards(out) for d in t.to_pylist()]
+        (row,) = read_shards(out).to_pylist()
         rel = next(x for x in row["relations"] if x["keyword"] == "because")
         assert [row["tokens"][i] for a, b in rel["alpha"] for i in range(a, b)][0] == (
             "try" if mapping == "paper" else "I")

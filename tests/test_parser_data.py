@@ -7,8 +7,8 @@ import pytest
 
 from logicparse.errors import DataFormatError
 from logicparse.parser.evalb import evalb, score_sentence
-from logicparse.parser.treebank import (clean_tree, raw_tokens, read_trees, split_trees,
-                                        strip_label)
+from logicparse.parser.treebank import clean_tree, read_trees, strip_label
+from logicparse.ptb import raw_tokens, split_trees
 
 FIX = Path(__file__).parent / "fixtures" / "parser"
 

@@ -12,15 +12,9 @@ from typer.testing import CliRunner
 from logicparse.errors import ModelLoadError, ParseError
 from logicparse.parser import load_parser
 from logicparse.parser.loading import BUNDLED_DIR
+from logicparse.ptb import escape
 
 FIX = Path(__file__).parent / "fixtures" / "parser"
-
-
-def _leaves(bracketed: str, tokens):
-    """Leaves as the core reads them (raw '(' / ')' leaves are read by position)."""
-    from logicparse.trees import read_tree
-
-    return read_tree(bracketed, tokens).leaves
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +37,8 @@ def test_bundled_model_parses_offline(bundled):
     trees = bundled.parse(sents)
     assert len(trees) == 3
     for tree, toks in zip(trees, sents):
-        t = nltk.Tree.fromstring(tree)
-        assert t.leaves() == toks
+        t = nltk.Tree.fromstring(tree.to_string())
+        assert t.leaves() == toks == tree.leaves
         assert t.label() == "TOP"
     # Batching does not change a sentence's parse.
     assert bundled.parse([sents[1]]) == [trees[1]]
@@ -63,8 +57,9 @@ def test_bundled_model_bad_input(bundled):
     trees = bundled.parse(sents)
     assert len(trees) == len(sents)
     for tree, toks in zip(trees, sents):
-        assert _leaves(tree, toks) == toks
-    assert " ()" in trees[0] and " ))" in trees[0]  # raw tokens, not -LRB- / -RRB-
+        assert tree.leaves == toks  # raw tokens in the tree
+        assert nltk.Tree.fromstring(tree.to_string()).leaves() == [escape(t) for t in toks]
+    assert " -LRB-)" in trees[0].to_string() and " -RRB-)" in trees[0].to_string()
     for bad, match in (([[]], "empty"), ([["ok", ""]], "token"), ([["ok", None]], "token"),
                        (["not a list"], "token")):
         with pytest.raises(ParseError, match=match):
@@ -128,7 +123,7 @@ def test_training_smoke_and_export_loads(trained_tiny):
     assert model.name == "tiny-test"
     toks = ["She", "said", "that", "he", "left", "."]
     tree = model.parse([toks])[0]
-    assert nltk.Tree.fromstring(tree).leaves() == toks
+    assert nltk.Tree.fromstring(tree.to_string()).leaves() == toks
     # The export is benepar's release format: plain benepar loads it too.
     assert benepar.Parser(str(trained_tiny)).parse(toks).leaves() == toks
 
@@ -213,7 +208,7 @@ def test_fast_inference_gives_benepar_trees(trained_tiny):
     expected = [str(plain.parse(s)) for s in sents]
     ours = load_parser(str(trained_tiny)).parse(sents)
     # benepar labels unknown tags the same way; compare the bracketings and labels
-    assert [" ".join(str(nltk.Tree.fromstring(t)).split()) for t in ours] == \
+    assert [" ".join(str(nltk.Tree.fromstring(t.to_string())).split()) for t in ours] == \
         [" ".join(e.split()) for e in expected]
 
 
@@ -245,4 +240,4 @@ def test_calibrate_writes_span_bias(trained_tiny, tmp_path):
     assert out["f1"] >= out["f1_at_zero"]
     cfg = json.loads((model / "config.json").read_text())
     assert cfg["logicparse"]["span_bias"] == out["span_bias"]
-    assert load_parser(str(model))._parser.decoder.span_bias == out["span_bias"]
+    assert load_parser(str(model)).chart_parser.decoder.span_bias == out["span_bias"]

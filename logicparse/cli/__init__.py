@@ -5,14 +5,34 @@ from __future__ import annotations
 import logging
 import os
 
+import click
 import typer
+from typer.core import TyperGroup
+
+from ..errors import LogicparseError
 
 # Nothing may reach a model hub at run time: local paths only.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+class _Commands(TyperGroup):
+    """Every command ends a logicparse error the same way: its coded message and exit status 2,
+    with the traceback only under ``--verbose`` (errors of logicparse are the user's to fix; a
+    traceback would bury the fix)."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except LogicparseError as e:
+            if (ctx.obj or {}).get("verbose"):
+                raise
+            click.echo(f"error: {e}", err=True)
+            ctx.exit(2)
+
+
 app = typer.Typer(
+    cls=_Commands,
     name="logicparse",
     help="Find the logical structure of English text (Logical Transformers, Wang et al. 2023): "
     "keywords of 12 relation types, their alpha/beta spans, and per-token logic labels.",
@@ -20,6 +40,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+
+@app.callback()
+def _options(ctx: typer.Context,
+             verbose: bool = typer.Option(False, "--verbose", "-v",
+                                          help="Show the full traceback of an error.")) -> None:
+    ctx.obj = {"verbose": verbose}
+
 
 # One module per command group; each adds its commands or sub-app to `app`.
 _GROUPS = ("annotate", "serve", "parser", "senses", "mapping", "shards", "train")

@@ -63,7 +63,6 @@ def annotate(
     """  # noqa: E501 - typer keeps docstring line breaks
     from ..batch import Interrupted, ReadOptions, RunConfig, WorkerSpec, annotate_corpus
     from ..batch.progress import make_progress
-    from ..errors import LogicparseError
     from ..mapping import MAPPINGS
 
     if mapping not in MAPPINGS:
@@ -80,9 +79,6 @@ def annotate(
     except Interrupted as e:
         typer.echo(str(e), err=True)
         raise typer.Exit(130) from None
-    except LogicparseError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(2) from None
     run = manifest["run"]
     rate = run["documents_annotated"] / run["seconds"] if run["seconds"] else 0.0
     resumed = f", {run['resumed_shards']} resumed" if run["resumed_shards"] else ""

@@ -81,7 +81,8 @@ def eval_cmd(
     from ..errors import ParseError
     from ..parser import load_parser
     from ..parser.evalb import evalb
-    from ..parser.treebank import read_trees, raw_tokens
+    from ..parser.treebank import read_trees
+    from ..ptb import raw_tokens
 
     gold = read_trees(treebank)
     if limit:
@@ -92,9 +93,6 @@ def eval_cmd(
     if hasattr(model, "batch_size"):
         model.batch_size = batch_size
     sentences = [raw_tokens(t.leaves()) for t in gold]
-    # Raw '(' leaves are ambiguous in bracketed text: have them written PTB-style for scoring.
-    kwargs = {"escape_leaves": True} if hasattr(model, "_escape_leaves") or hasattr(
-        model, "_parser") else {}
     predicted, failed = [], 0
     t0 = time.time()
     chunk = max(batch_size * 4, 1)
@@ -102,11 +100,11 @@ def eval_cmd(
     for a in range(0, len(sentences), chunk):
         part = sentences[a : a + chunk]
         try:
-            predicted += model.parse(part, **kwargs)
+            predicted += [t.to_string() for t in model.parse(part)]
         except ParseError:
             for s in part:
                 try:
-                    predicted += model.parse([s], **kwargs)
+                    predicted += [t.to_string() for t in model.parse([s])]
                 except ParseError as e:
                     print(f"sentence failed: {e}", file=sys.stderr)
                     failed += 1
@@ -137,7 +135,7 @@ def export_cmd(
     from ..parser.loading import load_parser
 
     loaded = load_parser(model)
-    export_model(loaded._parser, out, name=loaded.name, dtype=dtype,
+    export_model(loaded.chart_parser, out, name=loaded.name, dtype=dtype,
                  omit_word_embeddings=not full, metrics=getattr(loaded, "metrics", {}))
     print(json.dumps({"model": str(out), "full": full, "dtype": dtype}))
 

@@ -35,25 +35,7 @@ def _say(msg: str) -> None:
     typer.echo(msg, err=True)
 
 
-def _friendly(fn):
-    """A logicparse error (bad data, damaged model) ends the command with its message, exit 2."""
-    import functools
-
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        from ..errors import LogicparseError
-
-        try:
-            return fn(*args, **kwargs)
-        except LogicparseError as e:
-            typer.echo(f"error: {e}", err=True)
-            raise typer.Exit(2) from None
-
-    return run
-
-
 @senses_app.command("build-annotations")
-@_friendly
 def build_annotations(
     gdtb: Path = typer.Option(..., help="GDTB directory (raw/, gold/, const/, SPLITS.json)."),
     out: Path = typer.Option(ANNOTATIONS_DIR, help="Where to write gdtb_<split>.jsonl."),
@@ -86,7 +68,6 @@ def build_annotations(
 
 
 @senses_app.command("train")
-@_friendly
 def train(
     annotations: List[Path] = typer.Option(
         [ANNOTATIONS_DIR / "gdtb_train.jsonl", ANNOTATIONS_DIR / "hand.jsonl"],
@@ -115,7 +96,6 @@ def train(
 
 
 @senses_app.command("eval")
-@_friendly
 def evaluate(
     gdtb: Path = typer.Option(..., help="GDTB directory (raw/, gold/, const/, SPLITS.json)."),
     split: str = typer.Option("dev", help="Split to evaluate on."),
@@ -147,7 +127,6 @@ def evaluate(
 
 
 @senses_app.command("plot")
-@_friendly
 def plot(
     out: Path = typer.Option(Path("since_pca.png"), help="PNG file to write."),
     keyword: str = typer.Option("since", help="Keyword whose vectors are plotted."),

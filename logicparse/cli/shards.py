@@ -20,7 +20,7 @@ def stats(
     """Documents, sentences, tokens, relations per type and per keyword, share of tokens with a label, failures. The last line of stdout is the same figures as one JSON object."""  # noqa: E501
     from ..batch.stats import shard_stats
 
-    s = _guard(lambda: shard_stats(directory))
+    s = shard_stats(directory)
     if not as_json:
         from rich.console import Console
         from rich.table import Table
@@ -56,7 +56,7 @@ def show(
     """One document: its text, then each relation with keyword, alpha and beta spans."""
     from ..batch.shards import find_document
 
-    doc = _guard(lambda: find_document(directory, doc_id))
+    doc = find_document(directory, doc_id)
     if as_json:
         typer.echo(json.dumps(doc.to_dict(), ensure_ascii=False))
         return
@@ -65,16 +65,6 @@ def show(
     from ..batch.show import render_document
 
     render_document(doc, Console(highlight=False), labels=labels)
-
-
-def _guard(fn):
-    from ..errors import LogicparseError
-
-    try:
-        return fn()
-    except LogicparseError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(2) from None
 
 
 def register(app: typer.Typer) -> None:

@@ -72,7 +72,6 @@ def train(
     Same command on CPU and GPU (bf16 autocast on GPU). Prints progress, writes OUT/metrics.jsonl,
     and prints the final metrics (best dev, test) as one JSON object on the last line of stdout.
     """
-    from ..errors import LogicparseError
     from ..training import TrainConfig, train as run
 
     cfg = TrainConfig(
@@ -88,11 +87,7 @@ def train(
         bf16=not no_bf16, resume=resume, parser=parser,
         senses=None if senses.lower() == "none" else senses, annotate_workers=annotate_workers,
         log_every=log_every, quiet=quiet)
-    try:
-        result = run(cfg)
-    except LogicparseError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(2) from None
+    result = run(cfg)
     print(json.dumps(result))
 
 

@@ -24,7 +24,7 @@ def calibrate_span_bias(model, examples: Sequence[TreebankExample],
                         candidates: Sequence[float] = (-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0,
                                                        1.5, 2.0)) -> dict:
     """F1 for each candidate bias on ``examples``; ``model`` is a loaded ChartParserModel."""
-    parser = model._parser
+    parser = model.chart_parser
     scores = []
     for b in range(0, len(examples), 64):
         scores += list(parser.parse(list(examples[b : b + 64]), return_scores=True,

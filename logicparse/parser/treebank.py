@@ -13,37 +13,16 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Iterator, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import nltk
 
 from ..errors import DataFormatError, Errors
+from ..ptb import split_trees
 
 ROOT_LABELS = ("", "ROOT", "TOP", "S1", "VROOT")
 # Labels that start with a dash are whole labels, not a category plus a function tag.
 _DASH_LABELS = ("-NONE-", "-LRB-", "-RRB-", "-LCB-", "-RCB-", "-LSB-", "-RSB-")
-
-
-def split_trees(text: str) -> Iterator[str]:
-    """Yield each top-level bracketed tree of ``text``, whether trees span one line or many.
-
-    Parentheses inside tokens are PTB-escaped (``-LRB-``), so bracket depth delimits trees.
-    """
-    depth = 0
-    start = None
-    for i, ch in enumerate(text):
-        if ch == "(":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                yield text[start : i + 1]
-            elif depth < 0:
-                raise DataFormatError(Errors.E110.format(pos=i, reason="unbalanced ')'"))
-    if depth != 0:
-        raise DataFormatError(Errors.E110.format(pos=len(text), reason="unclosed '('"))
 
 
 def strip_label(label: str) -> str:
@@ -128,15 +107,6 @@ class TreebankExample:
 
     def pos(self) -> List[Tuple[str, str]]:
         return self.tree.pos()
-
-
-_RAW = {"-LRB-": "(", "-RRB-": ")", "-LCB-": "{", "-RCB-": "}", "-LSB-": "[", "-RSB-": "]",
-        "``": '"', "''": '"'}
-
-
-def raw_tokens(leaves: List[str]) -> List[str]:
-    """PTB leaves back to the tokens a tokenizer gives for raw text (``-LRB-`` -> ``(``)."""
-    return [_RAW.get(w, w) for w in leaves]
 
 
 def load_examples(path: str | Path, max_len: Optional[int] = None) -> List[TreebankExample]:

@@ -1,0 +1,116 @@
+"""logicparse as a spaCy pipeline component.
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")          # or any pipeline that sets sentence boundaries
+    nlp.add_pipe("logicparse")           # found through the ``spacy_factories`` entry point
+    doc = nlp("If you go, I go too.")
+    doc._.logic        # per spaCy token: label ids, shallowest keyword first ([] = E)
+    doc._.relations    # dicts as in Document.relations, token ranges index the spaCy Doc
+    doc.spans["logic"] # keys, alpha and beta pieces labelled like "conditional:alpha"
+
+The component annotates the Doc's own tokens and sentences (it does not re-tokenise), with the
+same parser, sense decisions and mapping as :class:`logicparse.Annotator`; whitespace tokens get
+no labels. ``nlp.pipe(texts, batch_size=...)`` parses the sentences of a whole batch together.
+A document that fails keeps empty labels and gets its message in ``doc._.logic_error``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Optional
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span, SpanGroup
+
+from .annotator import Annotator, segment_doc
+from .errors import Errors, InputTextError
+
+SPANS_KEY = "logic"
+
+for _name, _default in (("logic", None), ("relations", None), ("logic_error", None)):
+    if not Doc.has_extension(_name):
+        Doc.set_extension(_name, default=_default)
+
+
+@Language.factory(
+    "logicparse",
+    default_config={"parser": "default", "senses": "default", "batch_size": 32,
+                    "device": "cpu", "spans_key": SPANS_KEY},
+    assigns=["doc._.logic", "doc._.relations", "doc._.logic_error", "doc.spans"],
+    requires=["token.is_sent_start"],
+)
+def make_logicparse(nlp: Language, name: str, parser: str, senses: Optional[str], batch_size: int,
+                    device: str, spans_key: str) -> "LogicComponent":
+    return LogicComponent(nlp, name, parser=parser, senses=senses, batch_size=batch_size,
+                          device=device, spans_key=spans_key)
+
+
+class LogicComponent:
+    """Sets ``doc._.logic``, ``doc._.relations``, ``doc._.logic_error`` and
+    ``doc.spans[spans_key]`` on every Doc."""
+
+    def __init__(self, nlp: Language, name: str = "logicparse", parser: str = "default",
+                 senses: Optional[str] = "default", batch_size: int = 32, device: str = "cpu",
+                 spans_key: str = SPANS_KEY):
+        self.name = name
+        self.batch_size = batch_size
+        self.spans_key = spans_key
+        self.annotator = Annotator(parser=parser, senses=senses, device=device)
+
+    def __call__(self, doc: Doc) -> Doc:
+        return next(iter(self.pipe([doc])))
+
+    def pipe(self, docs: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
+        size = max(1, batch_size or self.batch_size)
+        batch: list[Doc] = []
+        docs = iter(docs)
+        while True:
+            try:
+                doc = next(docs)
+            except StopIteration:
+                break
+            except Exception:
+                # The Docs read before the failure are the caller's: annotate and yield them.
+                yield from self._annotate(batch)
+                raise
+            batch.append(doc)
+            if len(batch) >= size:
+                yield from self._annotate(batch)
+                batch = []
+        if batch:
+            yield from self._annotate(batch)
+
+    def _annotate(self, docs: list[Doc]) -> list[Doc]:
+        limit = self.annotator.max_sentence_tokens
+        items = []
+        for i, doc in enumerate(docs):
+            if len(doc) and not doc.has_annotation("SENT_START"):
+                raise InputTextError(Errors.E040.format(name=self.name))
+            items.append((str(i), doc.text, segment_doc(doc, limit) if len(doc) else []))
+        for doc, record in zip(docs, self.annotator.annotate_segmented(items)):
+            _set_annotations(doc, record, self.spans_key)
+        return docs
+
+
+def _set_annotations(doc: Doc, record, spans_key: str) -> None:
+    # A Document token is a non-space spaCy token; both start at the same character.
+    by_char = {tok.idx: tok.i for tok in doc if not tok.is_space}
+    index = [by_char[start] for start in record.token_starts]
+
+    def to_doc(ranges):
+        return [[index[a], index[b - 1] + 1] for a, b in ranges]
+
+    logic: list[list[int]] = [[] for _ in doc]
+    for i, ids in zip(index, record.logic):
+        logic[i] = list(ids)
+    relations, spans = [], []
+    for rel in record.relations:
+        row = rel.to_dict()
+        for role in ("key", "alpha", "beta"):
+            row[role] = to_doc(getattr(rel, role))
+            spans.extend(Span(doc, a, b, label=f"{rel.relation}:{role}") for a, b in row[role])
+        relations.append(row)
+    doc._.logic = logic
+    doc._.relations = relations
+    doc._.logic_error = record.error
+    doc.spans[spans_key] = SpanGroup(doc, name=spans_key, spans=spans)
+

@@ -1,0 +1,157 @@
+"""The spaCy component: found by name, the Annotator's labels on the Doc's own tokens, batching,
+config round trip, displaCy, and bad Docs."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import spacy
+from spacy import displacy
+from spacy.tokens import Doc
+
+import logicparse
+from logicparse.errors import InputTextError
+
+pytestmark = pytest.mark.slow
+
+TEXTS = [
+    "But I try very hard not to go that way because it would be too easy for them.",
+    "If you go, I go too.\n\nWe stayed, although it rained and the roads were closed.",
+    "Prices rose  sharply, so the firm cut costs or sold assets.",
+    "",
+]
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("logicparse")
+    return nlp
+
+
+@pytest.fixture(scope="module")
+def annotator(nlp):
+    return nlp.get_pipe("logicparse").annotator
+
+
+def _char_spans(starts, ends, ranges):
+    return [(starts[a], ends[b - 1]) for a, b in ranges]
+
+
+def test_factory_is_found_without_importing_logicparse():
+    code = ("import spacy, sys\n"
+            "nlp = spacy.blank('en'); nlp.add_pipe('sentencizer')\n"
+            "nlp.add_pipe('logicparse', config={'senses': None})\n"
+            "print(nlp('I stayed because it rained.')._.relations[0]['relation'])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "causal"
+
+
+def test_labels_equal_the_annotators(nlp, annotator):
+    expected = list(annotator.pipe(TEXTS))
+    for doc, record in zip(nlp.pipe(TEXTS, batch_size=2), expected):
+        words = [t for t in doc if not t.is_space]
+        assert [t.text for t in words] == record.tokens
+        assert [doc._.logic[t.i] for t in words] == record.logic
+        assert all(doc._.logic[t.i] == [] for t in doc if t.is_space)
+        assert len(doc._.relations) == len(record.relations)
+        for got, want in zip(doc._.relations, record.relations):
+            assert (got["keyword"], got["relation"], got["sense_source"]) == (
+                want.keyword, want.relation, want.sense_source)
+            for role in ("key", "alpha", "beta"):
+                # Same characters, whether indexed by spaCy tokens or by Document tokens.
+                assert [(doc[a].idx, doc[b - 1].idx + len(doc[b - 1])) for a, b in got[role]] == \
+                    _char_spans(record.token_starts, record.token_ends, getattr(want, role))
+        assert doc._.logic_error is None
+
+
+def test_span_group_and_displacy(nlp):
+    doc = nlp(TEXTS[0])
+    labels = {(s.text, s.label_) for s in doc.spans["logic"]}
+    assert ("because", "causal:key") in labels
+    assert ("it would be too easy for them", "causal:beta") in labels
+    assert all(s.label_.split(":")[0] in logicparse.RELATIONS for s in doc.spans["logic"])
+    html = displacy.render(doc, style="span", options={"spans_key": "logic"})
+    assert "causal:beta" in html and "comparative:key" in html
+
+
+def test_pipe_parses_a_whole_batch_at_once(nlp, annotator, monkeypatch):
+    calls = []
+    real = annotator.parser.parse
+
+    def counting(sentences):
+        calls.append(len(sentences))
+        return real(sentences)
+
+    monkeypatch.setattr(annotator.parser, "parse", counting)
+    texts = ["A and B.", "Cats or dogs. Eggs and fish.", "G, but H.", "I if J."]
+    docs = list(nlp.pipe(texts, batch_size=4))
+    assert calls == [5]
+    assert [r["relation"] for r in docs[1]._.relations] == ["disjunction", "conjunction"]
+    calls.clear()
+    list(nlp.pipe(texts, batch_size=2))
+    assert calls == [3, 2]
+
+
+def test_to_disk_and_load_round_trip(tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("logicparse", config={"senses": None, "batch_size": 7})
+    nlp.to_disk(tmp_path / "pipeline")
+    loaded = spacy.load(tmp_path / "pipeline")
+    assert loaded.pipe_names == ["sentencizer", "logicparse"]
+    component = loaded.get_pipe("logicparse")
+    assert component.batch_size == 7 and component.annotator.senses is None
+    text = "We left early because the road was closed."
+    assert loaded(text)._.logic == nlp(text)._.logic
+
+
+def test_doc_without_sentence_boundaries_names_the_fix(nlp):
+    with pytest.raises(InputTextError, match=r"\[E040\].*sentencizer"):
+        nlp.get_pipe("logicparse")(nlp.make_doc("No boundaries here and there."))
+
+
+def test_empty_and_whitespace_docs(nlp):
+    for text in ("", "   \n\n  "):
+        doc = nlp(text)
+        assert doc._.relations == [] and all(ids == [] for ids in doc._.logic)
+        assert doc._.logic_error is None and list(doc.spans["logic"]) == []
+
+
+def test_custom_tokens_containing_spaces(nlp):
+    doc = Doc(nlp.vocab, words=["New York", "is", "big", "and", "old", "."])
+    doc = nlp.get_pipe("logicparse")(nlp.get_pipe("sentencizer")(doc))
+    assert doc._.logic_error is None
+    assert [(s.text, s.label_) for s in doc.spans["logic"]][0] == ("and", "conjunction:key")
+
+
+def test_failing_doc_gets_its_error_and_the_rest_are_annotated(nlp, annotator, monkeypatch):
+    real = annotator.parser.parse
+
+    def fragile(sentences):
+        if any("Boom" in s for s in sentences):
+            raise RuntimeError("parser failed")
+        return real(sentences)
+
+    monkeypatch.setattr(annotator.parser, "parse", fragile)
+    docs = list(nlp.pipe(["A and B.", "Boom or bust.", "C or D."], batch_size=3))
+    assert "parser failed" in docs[1]._.logic_error and docs[1]._.relations == []
+    assert [d._.relations[0]["relation"] for d in (docs[0], docs[2])] == [
+        "conjunction", "disjunction"]
+
+
+def test_generator_failure_yields_the_docs_read_before_it(nlp):
+    def texts():
+        yield "A and B."
+        yield "C or D."
+        raise RuntimeError("source broke")
+
+    got = []
+    with pytest.raises(RuntimeError, match="source broke"):
+        for doc in nlp.pipe(texts(), batch_size=8):
+            got.append(doc._.relations[0]["relation"])
+    assert got == ["conjunction", "disjunction"]
