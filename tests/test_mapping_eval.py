@@ -23,13 +23,13 @@ def run_eval(*args):
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-# The fixture: "It rained . But we played because it was fun . He came and saw ." (tokens 0-15),
+# The fixture: "It rained . But we played because it was fun . He came and saw(s) ." (tokens 0-15),
 # gold: but  Arg1 = It rained,  Arg2 = we played because it was fun
 #       because  Arg1 = we played,  Arg2 = it was fun
-#       and  Arg1 = He came,  Arg2 = saw            (punctuation is never scored)
+#       and  Arg1 = He came,  Arg2 = saw(s)         (punctuation is never scored)
 # default mapping: but α = the previous sentence, β = the rest of its sentence (exact);
 #   because α = But we played (one extra token: 'But'), β = it was fun;
-#   and α = He came (the VP conjunct with its clause's subject), β = saw (exact).
+#   and α = He came (the VP conjunct with its clause's subject), β = saw(s) (exact).
 #   α: 7 predicted, 6 gold, 6 right: P 6/7, R 1, F1 12/13; β all 10 right; exact 2/3.
 # paper mapping (Algorithm 1): but α = A = nothing; because α = pa(pa) \ pa = played;
 #   and α = A = came; β as above. α: 2 predicted, both right, of 6: P 1, R 1/3, F1 1/2; exact 0.
@@ -71,6 +71,8 @@ def test_known_answer_paper_mapping(tmp_path):
 def test_trees_saved_and_read_back_give_the_same_figures(tmp_path):
     first = run_eval("--save-trees", tmp_path / "trees")
     assert sorted(p.name for p in (tmp_path / "trees").iterdir()) == ["GUM_fixture_map.mrg"]
+    # A token holding brackets is written escaped, so that the tree reads back.
+    assert "(VBD saw-LRB-s-RRB-)" in (tmp_path / "trees" / "GUM_fixture_map.mrg").read_text()
     again = run_eval("--trees", tmp_path / "trees")
     assert again["trees"] == str(tmp_path / "trees")
     assert {k: again[k] for k in ("alpha", "beta", "exact", "per_relation")} == \
