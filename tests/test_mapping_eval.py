@@ -196,3 +196,30 @@ def test_annotator_and_annotate_command_take_the_mapping(lexicon_annotator, tmp_
         rel = next(x for x in row["relations"] if x["keyword"] == "because")
         assert [row["tokens"][i] for a, b in rel["alpha"] for i in range(a, b)][0] == (
             "try" if mapping == "paper" else "I")
+
+
+class GoldShapedParser:
+    """Parser stand-in: the fixture's gold trees with the raw tokens as leaves, as a real
+    parser returns them (``saw(s)``, not ``saw-LRB-s-RRB-``)."""
+
+    def __init__(self, doc):
+        from logicparse.trees import read_tree
+
+        self.trees = [read_tree(t) for t in doc.trees]
+
+    def parse(self, token_lists):
+        import dataclasses
+
+        return [dataclasses.replace(t, leaves=list(toks)) for t, toks in zip(self.trees, token_lists)]
+
+
+def test_parser_trees_with_bracketed_tokens_are_saved_readably(tmp_path):
+    from logicparse.gdtb import read_gdtb
+    from logicparse.scorer import evaluate_mapping
+
+    (doc,) = read_gdtb(GDTB, "dev")
+    parsed = evaluate_mapping([doc], parser=GoldShapedParser(doc), save_trees=tmp_path)
+    saved = (tmp_path / "GUM_fixture_map.mrg").read_text()
+    assert "saw-LRB-s-RRB-" in saved and "saw(s)" not in saved
+    again = evaluate_mapping([doc], trees=lambda d: saved.splitlines())
+    assert again == parsed == evaluate_mapping([doc])
