@@ -30,8 +30,10 @@ RULES = (
     "skip_parentheticals",  # ... minus parentheticals beside it
     "conjunct_stop",  # ... or only the conjunct (with its coordinator) it sits in
     "flat_adjunct",  # ... also where the parser left the keyword beside its clause
+    "split_keyword",  # ... and where a multi-word keyword ends on the head of its clause
     "adverbial_clause",  # discourse adverbial: β = its clause, α = the clause before it
     "adverb_phrase",  # ... placed by its whole adverb phrase (``only then``)
+    "vp_conjunct",  # ... in a coordinated VP: α = the VP before (with the subject), β from there
     "sentence_beta",  # ... a first clause directly under the sentence: β = the sentence
 )
 #: Rules in force; the ablation benchmark switches them off one at a time.
@@ -185,6 +187,17 @@ def _adverbial(tree: ParseTree, pa: int, start: int, end: int, offset: int,
                 alpha = [[subject, ends[before]]]
         return ([[a + offset, b + offset] for a, b in alpha],
                 spans_minus((ends[before], after[1]), [(start, end)], offset))
+    if "vp_conjunct" in ACTIVE:
+        # The adverbial's VP is itself a conjunct (``had X , and therefore finished Y``).
+        x = pa
+        while base_label(tree.labels[x]) == "VP" and parents[x] >= 0:
+            before, _ = _conjuncts(tree, parents[x], starts[x], ends[x])
+            if before is not None and base_label(tree.labels[before]) == "VP":
+                subject = _subject_clause_start(tree, before)
+                a0 = starts[before] if subject is None else subject
+                return ([[a0 + offset, ends[before] + offset]],
+                        spans_minus((ends[before], ends[x]), [(start, end)], offset))
+            x = parents[x]
     clause = _clause_at(tree, pa)
     span = (starts[clause], ends[clause])
     parent = parents[clause]
@@ -249,7 +262,7 @@ def map_default(tree: ParseTree, pa: int, start: int, end: int, category: str, o
             return None
         pa_span = (tree.starts[pa], tree.ends[pa])
         return _adjunct_alpha(tree, pa, offset), spans_minus(pa_span, [(start, end)], offset)
-    unit = _flat_adjunct(tree, pa, start, end) if "flat_adjunct" in ACTIVE else None
+    unit = _flat_adjunct(tree, pa, start, end)
     if unit is not None:
         return _adjunct_alpha(tree, pa, offset, unit), spans_minus(unit, [(start, end)], offset)
     if "adverbial_clause" not in ACTIVE:
@@ -260,6 +273,13 @@ def map_default(tree: ParseTree, pa: int, start: int, end: int, category: str, o
 def _flat_adjunct(tree: ParseTree, pa: int, start: int, end: int) -> Optional[tuple[int, int]]:
     """A subordinator or preposition that a parser left beside its clause instead of heading it
     (``(NP … (IN in) (S being …))``): the keyword and the constituent after it."""
+    # A phrase that ends where its clause's own head begins (``(ADVP as soon) (SBAR (IN as) S)``).
+    head = tree.parents[tree.leaf_parents[end - 1]]
+    if ("split_keyword" in ACTIVE and end - start > 1 and head >= 0 and tree.starts[head] == end - 1
+            and base_label(tree.labels[head]) in _HEADED):
+        return start, tree.ends[head]
+    if "flat_adjunct" not in ACTIVE:
+        return None
     # Prepositions and subordinators are IN or WRB; ``however`` is WRB too but an adverbial.
     if base_label(tree.labels[tree.leaf_parents[start]]) not in ("IN", "WRB") or (
             tree.leaves[start].lower() == "however"):
