@@ -32,6 +32,7 @@ RULES = (
     "flat_adjunct",  # ... also where the parser left the keyword beside its clause
     "split_keyword",  # ... and where a multi-word keyword ends on the head of its clause
     "adverbial_clause",  # discourse adverbial: β = its clause, α = the clause before it
+    "adverbs_only",  # ... not for a preposition/subordinator outside an SBAR/PP (Algorithm 1 stands)
     "adverb_phrase",  # ... placed by its whole adverb phrase (``only then``)
     "vp_conjunct",  # ... in a coordinated VP: α = the VP before (with the subject), β from there
     "sentence_beta",  # ... a first clause directly under the sentence: β = the sentence
@@ -265,9 +266,16 @@ def map_default(tree: ParseTree, pa: int, start: int, end: int, category: str, o
     unit = _flat_adjunct(tree, pa, start, end)
     if unit is not None:
         return _adjunct_alpha(tree, pa, offset, unit), spans_minus(unit, [(start, end)], offset)
-    if "adverbial_clause" not in ACTIVE:
+    if "adverbial_clause" not in ACTIVE or ("adverbs_only" in ACTIVE and _is_subordinator(tree, start)):
         return None
     return _adverbial(tree, pa, start, end, offset, prev)
+
+
+def _is_subordinator(tree: ParseTree, start: int) -> bool:
+    """Prepositions and subordinators are tagged IN or WRB (``however`` is WRB too, but an
+    adverbial)."""
+    return (base_label(tree.labels[tree.leaf_parents[start]]) in ("IN", "WRB")
+            and tree.leaves[start].lower() != "however")
 
 
 def _flat_adjunct(tree: ParseTree, pa: int, start: int, end: int) -> Optional[tuple[int, int]]:
@@ -278,11 +286,7 @@ def _flat_adjunct(tree: ParseTree, pa: int, start: int, end: int) -> Optional[tu
     if ("split_keyword" in ACTIVE and end - start > 1 and head >= 0 and tree.starts[head] == end - 1
             and base_label(tree.labels[head]) in _HEADED):
         return start, tree.ends[head]
-    if "flat_adjunct" not in ACTIVE:
-        return None
-    # Prepositions and subordinators are IN or WRB; ``however`` is WRB too but an adverbial.
-    if base_label(tree.labels[tree.leaf_parents[start]]) not in ("IN", "WRB") or (
-            tree.leaves[start].lower() == "however"):
+    if "flat_adjunct" not in ACTIVE or not _is_subordinator(tree, start):
         return None
     for c in _children(tree, pa):
         if tree.starts[c] >= end and base_label(tree.labels[c]) not in _SEPARATORS:
