@@ -32,6 +32,7 @@ RULES = (
     "flat_adjunct",  # ... also where the parser left the keyword beside its clause
     "split_keyword",  # ... and where a multi-word keyword ends on the head of its clause
     "adverbial_clause",  # discourse adverbial: β = its clause, α = the clause before it
+    "coordinated_any",  # ... a clause after a coordinator is coordinated whatever the label before
     "adverbs_only",  # ... not for a preposition/subordinator outside an SBAR/PP (Algorithm 1 stands)
     "adverb_phrase",  # ... placed by its whole adverb phrase (``only then``)
     "vp_conjunct",  # ... in a coordinated VP: α = the VP before (with the subject), β from there
@@ -204,7 +205,8 @@ def _adverbial(tree: ParseTree, pa: int, start: int, end: int, offset: int,
     parent = parents[clause]
     if parent >= 0:
         before, after = _conjuncts(tree, parent, span[0], span[1])
-        if before is not None and base_label(tree.labels[before]) in _CLAUSES:
+        if before is not None and (base_label(tree.labels[before]) in _CLAUSES or (
+                "coordinated_any" in ACTIVE and _after_coordinator(tree, parent, span[0]))):
             # A coordinated clause: the conjunct before it is α; the coordinator joins β.
             return ([[starts[before] + offset, ends[before] + offset]],
                     spans_minus((ends[before], span[1]), [(start, end)], offset))
