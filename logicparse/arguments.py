@@ -34,7 +34,6 @@ RULES = (
     "adverbial_clause",  # discourse adverbial: β = its clause, α = the clause before it
     "coordinated_any",  # ... a clause after a coordinator is coordinated whatever the label before
     "adverbs_only",  # ... not for a preposition/subordinator outside an SBAR/PP (Algorithm 1 stands)
-    "adverb_phrase",  # ... placed by its whole adverb phrase (``only then``)
     "vp_conjunct",  # ... in a coordinated VP: α = the VP before (with the subject), β from there
     "sentence_beta",  # ... a first clause directly under the sentence: β = the sentence
 )
@@ -173,15 +172,10 @@ def _after_coordinator(tree: ParseTree, parent: int, start: int) -> bool:
 def _adverbial(tree: ParseTree, pa: int, start: int, end: int, offset: int,
                prev: Ranges) -> tuple[Ranges, Ranges]:
     starts, ends, parents = tree.starts, tree.ends, tree.parents
-    # Between two conjuncts (``X , then Y``; ``X , and then Y``) the adverbial links the two;
-    # a modified adverbial (``only then``) is placed by its whole phrase.
-    u0, u1 = start, end
-    if "adverb_phrase" in ACTIVE:
-        while base_label(tree.labels[pa]) == "ADVP" and parents[pa] >= 0:
-            u0, u1, pa = starts[pa], ends[pa], parents[pa]
-    before, after = _conjuncts(tree, pa, u0, u1)
+    # Between two conjuncts (``X , then Y``; ``X , and then Y``) the adverbial links the two.
+    before, after = _conjuncts(tree, pa, start, end)
     if before is not None and after is not None and (
-            base_label(tree.labels[before]) in _CLAUSES | {"VP"} or _after_coordinator(tree, pa, u0)):
+            base_label(tree.labels[before]) in _CLAUSES | {"VP"} or _after_coordinator(tree, pa, start)):
         alpha = [[starts[before], ends[before]]]
         if base_label(tree.labels[pa]) == "VP":
             subject = _subject_clause_start(tree, pa)
