@@ -87,6 +87,10 @@ def spans_minus(outer: tuple[int, int], holes: list[tuple[int, int]], offset: in
     return out
 
 
+def _shift(ranges: Ranges, offset: int) -> Ranges:
+    return [[a + offset, b + offset] for a, b in ranges]
+
+
 def _clause_above(tree: ParseTree, node: int) -> int:
     """The nearest clause node strictly above ``node``, else the root."""
     labels, parents = tree.labels, tree.parents
@@ -147,7 +151,7 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
     if not alpha and "initial_coordinator" in ACTIVE:
         if "initial_rest_beta" in ACTIVE and not any(_is_word(w) for w in tree.leaves[:start]):
             beta = [[end, tree.ends[0]]] if tree.ends[0] > end else []
-        return prev, [[a + offset, b + offset] for a, b in beta]
+        return prev, _shift(beta, offset)
     _, after = _conjuncts(tree, pa, start, end)
     if after is not None and "next_conjunct_beta" in ACTIVE:
         beta = [[end, after[1]]]
@@ -155,7 +159,7 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
         subject = _subject_clause_start(tree, pa)
         if subject is not None and subject < alpha[0][0]:
             alpha = [[subject, start]]
-    return [[a + offset, b + offset] for a, b in alpha], [[a + offset, b + offset] for a, b in beta]
+    return _shift(alpha, offset), _shift(beta, offset)
 
 
 def _after_coordinator(tree: ParseTree, parent: int, start: int) -> bool:
@@ -181,8 +185,7 @@ def _adverbial(tree: ParseTree, pa: int, start: int, end: int, offset: int,
             subject = _subject_clause_start(tree, pa)
             if subject is not None:
                 alpha = [[subject, ends[before]]]
-        return ([[a + offset, b + offset] for a, b in alpha],
-                spans_minus((ends[before], after[1]), [(start, end)], offset))
+        return _shift(alpha, offset), spans_minus((ends[before], after[1]), [(start, end)], offset)
     if "vp_conjunct" in ACTIVE:
         # The adverbial's VP is itself a conjunct (``had X , and therefore finished Y``).
         x = pa
@@ -198,7 +201,7 @@ def _adverbial(tree: ParseTree, pa: int, start: int, end: int, offset: int,
     span = (starts[clause], ends[clause])
     parent = parents[clause]
     if parent >= 0:
-        before, after = _conjuncts(tree, parent, span[0], span[1])
+        before, _ = _conjuncts(tree, parent, span[0], span[1])
         if before is not None and (base_label(tree.labels[before]) in _CLAUSES or (
                 "coordinated_any" in ACTIVE and _after_coordinator(tree, parent, span[0]))):
             # A coordinated clause: the conjunct before it is α; the coordinator joins β.
