@@ -13,6 +13,7 @@ read alike.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Optional
 
 from .taxonomy import INTRINSIC
@@ -48,6 +49,7 @@ _HEADED = frozenset({"SBAR", "PP", "WHPP"})
 _SEPARATORS = frozenset({"CC", "CONJP", ",", ":", ".", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP"})
 
 
+@lru_cache(maxsize=4096)
 def base_label(label: str) -> str:
     """``SBAR-ADV`` -> ``SBAR``, ``NP=2`` -> ``NP``; ``-NONE-``/``-LRB-`` stay as they are."""
     if not label or label[0] == "-":
