@@ -25,13 +25,11 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional, Sequence
 
-from .arguments import map_default, spans_minus
+from .arguments import Ranges, map_default, spans_minus
 from .errors import Errors, OptionError
 from .taxonomy import EXTRINSIC, INTRINSIC, LABEL_IDS, UNARY, Keyword, keywords
 from .tokens import Relation
 from .trees import ParseTree
-
-Ranges = list[list[int]]
 
 #: Mapping names: "default" (measured better on GDTB, arguments.py) and "paper" (Algorithm 1).
 MAPPINGS = ("default", "paper")
