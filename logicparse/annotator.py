@@ -14,7 +14,8 @@ from typing import Iterable, Iterator, Optional, Sequence, Union
 from .errors import Errors, InputTextError, LogicparseError, TreeFormatError
 from .mapping import DEFAULT_MAPPING, Match, check_mapping, find_keywords, layer_labels, map_keyword
 from .ptb import split_trees
-from .senses import SenseDecision, SenseModel, SenseQuery, load_senses
+from .senses import SenseDecision, SenseModel, load_senses
+from .senses.decide import query as sense_query
 from .taxonomy import RELATIONS, category
 from .tokens import Document, Relation
 from .trees import ParseTree, read_tree, strip_wrappers
@@ -66,25 +67,19 @@ def _resolve_senses(senses, device: str = "cpu") -> Optional[SenseModel]:
 
 def _decide(matches: Sequence[tuple[Sentence, Match]], senses: Optional[SenseModel]
             ) -> list[SenseDecision]:
-    """One decision per match: the lexicon's sense, or the classifier's for ambiguous keywords."""
-    decisions = [SenseDecision(m.keyword.senses[0], 1.0, "lexicon") for _, m in matches]
+    """One decision per match: with ``senses=None`` the lexicon's sense (the paper's literal
+    behaviour); otherwise the sense model's, which gets every occurrence with its sentence's tree
+    (tree rules, then classifiers, then the lexicon: ``logicparse.senses.decide``)."""
     if senses is None:
-        return decisions
-    todo = [i for i, (_, m) in enumerate(matches) if m.keyword.ambiguous]
-    if not todo:
-        return decisions
-    queries = []
-    for i in todo:
-        sent, m = matches[i]
-        before = " ".join(sent.tokens[:m.start])
-        start = len(before) + (1 if m.start else 0)
-        end = start + len(" ".join(sent.tokens[m.start:m.end]))
-        queries.append(SenseQuery(m.keyword.text, m.keyword.senses, " ".join(sent.tokens), start, end))
-    for i, d in zip(todo, senses.disambiguate(queries)):
+        return [SenseDecision(m.keyword.senses[0], 1.0, "lexicon") for _, m in matches]
+    if not matches:
+        return []
+    queries = [sense_query(m.keyword, sent.tokens, m.start, m.end, sent.tree) for sent, m in matches]
+    decisions = list(senses.disambiguate(queries))
+    for (_, m), d in zip(matches, decisions):
         if d.relation is not None and d.relation not in RELATIONS:
             raise LogicparseError(Errors.E022.format(
-                relation=d.relation, keyword=matches[i][1].keyword.text, opts=RELATIONS))
-        decisions[i] = d
+                relation=d.relation, keyword=m.keyword.text, opts=RELATIONS))
     return decisions
 
 

@@ -3,7 +3,7 @@
 This module is the single source of truth for relation names, keyword lists, mapping categories
 and label ids: the mapper, the shards, the service (`GET /v1/taxonomy`) and the model code all read
 it. The extracted paper text swaps the Negation and Conditional keyword lists; the lists below are
-the corrected ones (DESIGN.md).
+the corrected ones (Negation: not, no, none, n't, nothing; Conditional: if, as long as).
 
 Mapping categories (section 2.1), decided per (relation, keyword):
 

@@ -114,3 +114,17 @@ def test_committed_annotations_are_valid():
     # hand.jsonl is built from hand.tsv: the two agree.
     assert read_annotations([ANNOTATIONS_DIR / "hand.jsonl"]) == read_hand(
         ANNOTATIONS_DIR / "hand.tsv")
+
+
+def test_since_heading_a_time_expression_is_relabelled_temporal():
+    """GDTB leaves 'since 2005' unannotated (none); the keyword guide makes it temporal. The
+    clausal, causal 'since' keeps its GDTB label; annotations without trees are left alone."""
+    from logicparse.senses.data import relabel_since
+
+    anns = gdtb_annotations(read_gdtb(GDTB, "train"), ["since", "as"], "gdtb:train", trees=True)
+    out, n = relabel_since(anns)
+    assert n == 1
+    assert [(a.text[a.char_start:a.char_end + 5], a.label) for a in out if a.keyword == "since"] == [
+        ("since it r", "causal"), ("since 2005", "temporal")]
+    assert [a.label for a in out if a.keyword == "as"] == [a.label for a in anns if a.keyword == "as"]
+    assert relabel_since(gdtb_annotations(read_gdtb(GDTB, "train"), ["since"], "x"))[1] == 0

@@ -125,7 +125,7 @@ def test_keyword_without_model_falls_back_to_lexicon(tmp_path, caplog):
     del meta["keywords"]["while"]
     (models / "meta.json").write_text(json.dumps(meta))
     m = load_senses(str(models))
-    with caplog.at_level(logging.WARNING, logger="logicparse.senses.classifier"):
+    with caplog.at_level(logging.WARNING, logger="logicparse.senses"):
         out = m.disambiguate([q("He read [while] she slept ."), q("We left [while] it rained .")])
     assert [(d.relation, d.source) for d in out] == [("comparative", "lexicon")] * 2
     assert sum("No sense model for keyword 'while'" in r.message for r in caplog.records) == 1
@@ -212,6 +212,9 @@ def test_eval_cli_on_fixture_last_line_json(tmp_path):
     out = json.loads(res.stdout.strip().splitlines()[-1])
     assert set(out) >= {"accuracy", "majority_baseline", "n", "per_keyword"}
     assert out["n"] == 3 and set(out["per_keyword"]) == {"since", "while"}
+    # The one-word sentence 'Since' (an adverb standing alone) is relabelled temporal, and said.
+    assert out["relabelled"] == 1 and out["rules"] is True
+    assert "relabelled 1 occurrence(s) of 'since'" in res.stderr
     w = out["per_keyword"]["while"]
     assert w["n"] == 2 and sum(map(sum, w["confusion"])) == 2
     assert len(w["confusion"]) == len(w["labels"])

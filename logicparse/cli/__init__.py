@@ -49,7 +49,7 @@ def _options(ctx: typer.Context,
 
 
 # One module per command group; each adds its commands or sub-app to `app`.
-_GROUPS = ("annotate", "serve", "parser", "senses", "mapping", "shards", "train")
+_GROUPS = ("annotate", "serve", "parser", "senses", "keywords", "mapping", "shards", "train")
 
 
 def _register() -> None:

@@ -26,9 +26,10 @@ def annotate(
     shard_size: int = typer.Option(1000, "--shard-size", min=1, help="Documents per shard."),
     parser: str = typer.Option("default", "--parser", help="'default' (bundled), a benepar "
                                "model name such as benepar_en3, or a model directory."),
-    senses: str = typer.Option("default", "--senses", help="'default' (bundled sense "
-                               "classifiers), a directory, or 'none' for each keyword's lexicon "
-                               "sense (no encoder loaded; faster)."),
+    senses: str = typer.Option("default", "--senses", help="Keyword decisions: 'default' (tree "
+                               "rules + bundled sense classifiers), 'rules' (no encoder), 'mpnet' "
+                               "(logicparse[mpnet]), a directory, or 'none' for each keyword's "
+                               "lexicon relation (the paper's literal behaviour; faster)."),
     mapping: str = typer.Option("default", "--mapping", help="α/β mapping: 'default' (widened to "
                                 "the arguments measured better on GDTB) or 'paper' (Algorithm 1 "
                                 "exactly). Recorded in manifest.json."),

@@ -43,13 +43,15 @@ def build_annotations(
                                  help="Comma-separated keywords to collect."),
     splits: str = typer.Option("train,dev", help="Comma-separated splits of SPLITS.json."),
 ) -> None:
-    """Label every occurrence of the keywords in GDTB with the fixed gold mapping (issue #4) and
-    write one JSONL file per split; also turn OUT/hand.tsv (hand-labelled sentences) into
-    OUT/hand.jsonl."""
+    """Label every occurrence of the keywords in GDTB with the fixed gold mapping (docs/senses.md),
+    relabel `since` heading a time expression as temporal (the keyword guide; GDTB marks clausal
+    connectives only) and write one JSONL file per split; also turn OUT/hand.tsv (hand-labelled
+    sentences) into OUT/hand.jsonl."""
     import collections
+    import dataclasses
 
     from ..gdtb import read_gdtb
-    from ..senses.data import gdtb_annotations, read_hand, write_annotations
+    from ..senses.data import gdtb_annotations, read_hand, relabel_since, write_annotations
 
     if (out / "hand.tsv").is_file():
         n = write_annotations(out / "hand.jsonl", read_hand(out / "hand.tsv"))
@@ -57,11 +59,12 @@ def build_annotations(
 
     kws = _keywords(keywords)
     for split in [s.strip() for s in splits.split(",") if s.strip()]:
-        anns = gdtb_annotations(read_gdtb(gdtb, split), kws, f"gdtb:{split}")
+        anns, relabelled = relabel_since(gdtb_annotations(read_gdtb(gdtb, split), kws,
+                                                          f"gdtb:{split}", trees=True))
         path = out / f"gdtb_{split}.jsonl"
-        n = write_annotations(path, anns)
+        n = write_annotations(path, [dataclasses.replace(a, tree="") for a in anns])
         counts = collections.Counter((a.keyword, a.label) for a in anns)
-        _say(f"{path}: {n} occurrences")
+        _say(f"{path}: {n} occurrences ({relabelled} 'since' + time expression relabelled temporal)")
         for kw in kws:
             _say(f"  {kw}: " + ", ".join(f"{lab}={c}" for (k, lab), c in sorted(counts.items())
                                         if k == kw))
@@ -101,29 +104,37 @@ def evaluate(
     split: str = typer.Option("dev", help="Split to evaluate on."),
     models: str = typer.Option("default", help="'default' (bundled logicparse/models/senses/) or a model directory."),
     keywords: str = typer.Option(DEFAULT_KEYWORDS, help="Comma-separated keywords to score."),
+    rules: bool = typer.Option(True, help="Decide as the Annotator does: the tree rules first "
+                               "(on GDTB's trees), then the classifiers. --no-rules scores the "
+                               "classifiers alone."),
     device: str = typer.Option("cpu"),
     errors_out: Optional[Path] = typer.Option(None, "--errors", help="Write misclassified "
                                               "occurrences to this JSONL file."),
 ) -> None:
-    """Accuracy on GDTB gold (fixed mapping) against the majority-per-keyword baseline. The last
-    stdout line is one JSON object: accuracy, majority_baseline, n, per_keyword (accuracy,
-    baseline, confusion matrix with rows gold and columns predicted)."""
+    """Accuracy on GDTB gold (fixed mapping; `since` heading a time expression relabelled
+    temporal, as the keyword guide has it) against the majority-per-keyword baseline. The last
+    stdout line is one JSON object: accuracy, majority_baseline, lexicon_baseline, n,
+    relabelled, per_keyword (accuracy, baselines, sources, confusion matrix with rows gold and
+    columns predicted)."""
     from ..gdtb import read_gdtb
-    from ..senses.classifier import load_senses
-    from ..senses.data import gdtb_annotations
+    from ..senses import load_senses
+    from ..senses.data import gdtb_annotations, relabel_since
     from ..senses.train import errors, evaluate as run_eval
 
     kws = _keywords(keywords)
-    anns = gdtb_annotations(read_gdtb(gdtb, split), kws, f"gdtb:{split}")
-    model = load_senses(models, device=device)
+    anns, relabelled = relabel_since(gdtb_annotations(read_gdtb(gdtb, split), kws,
+                                                      f"gdtb:{split}", trees=True))
+    _say(f"relabelled {relabelled} occurrence(s) of 'since' heading a time expression: none -> "
+         "temporal")
+    model = load_senses(models, device=device, rules=rules)
     result = run_eval(model, anns, kws)
     if errors_out:
         errors_out.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n"
                                       for e in errors(model, anns)), encoding="utf-8")
     for kw, r in result["per_keyword"].items():
         _say(f"{kw:>6}: accuracy {r['accuracy']:.3f}  majority {r['majority_baseline']:.3f}  "
-             f"n={r['n']}")
-    typer.echo(json.dumps(result))
+             f"n={r['n']}  {r['sources']}")
+    typer.echo(json.dumps({**result, "relabelled": relabelled, "rules": rules}))
 
 
 @senses_app.command("plot")

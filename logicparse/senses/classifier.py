@@ -52,6 +52,13 @@ def bundled_models_dir() -> Path:
     return sense_models_dir()
 
 
+def mpnet_models_dir() -> Path:
+    """The bundled SVMs over all-mpnet-base-v2 (``load_senses("mpnet")``)."""
+    from ..resources import MODELS_DIR
+
+    return MODELS_DIR / "senses-mpnet"
+
+
 @lru_cache(maxsize=4)
 def get_encoder(spec: str = DEFAULT_ENCODER, device: str = "cpu") -> Encoder:
     """One encoder per (spec, device) per process: every model and command shares it."""
@@ -176,6 +183,8 @@ class SVMSenseModel:
 
 def load_senses(spec="default", device: str = "cpu", encoder=None) -> SVMSenseModel:
     """``"default"``: the bundled ``logicparse/models/senses/`` with their encoder (all-MiniLM-L6-v2, offline).
+    ``"mpnet"``: the bundled ``logicparse/models/senses-mpnet/`` with all-mpnet-base-v2 from the
+    optional extra ``logicparse[mpnet]`` (assembled at first use).
     A directory with ``meta.json``: those models with their encoder. Anything else (a Hugging Face
     name such as ``albert-base-v2`` in the local cache, or an encoder directory): the bundled
     models with that encoder, refused unless they were trained for it. ``encoder`` (a spec or an
@@ -183,6 +192,10 @@ def load_senses(spec="default", device: str = "cpu", encoder=None) -> SVMSenseMo
     spec = str(spec)
     if spec == "default":
         directory = bundled_models_dir()
+    elif spec == "mpnet":
+        from .mpnet import mpnet_path
+
+        directory, encoder = mpnet_models_dir(), encoder or str(mpnet_path())
     elif (Path(spec) / META).is_file():
         directory = Path(spec)
     elif Path(spec).is_dir() and not (Path(spec) / "config.json").is_file():

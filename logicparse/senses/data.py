@@ -1,6 +1,6 @@
 """Labelled keyword occurrences: built from GDTB, read from and written to ``logicparse/annotations/*.jsonl``.
 
-Gold labels from GDTB are fixed (issue #4) so that numbers compare across models: an occurrence of
+Gold labels from GDTB are fixed, once for all models, so that numbers compare across models: an occurrence of
 a target keyword gets the relation of the Explicit GDTB relation whose connective is exactly that
 word at that place, through :func:`gold_relation`; an occurrence no Explicit relation claims is
 ``none`` (not a connective: ``works as a teacher``, ``as tall as``). Occurrences are found with the
@@ -25,10 +25,7 @@ from ..taxonomy import RELATIONS
 
 NONE = "none"  # label of an occurrence that is not a logical connective
 LABELS = tuple(RELATIONS) + (NONE,)
-# The paper's three ambiguous keywords; the bundled models may cover more (see logicparse/models/senses/).
-PAPER_KEYWORDS = ("since", "as", "while")
-
-# PDTB sense prefix -> relation, checked in order (issue #4, fixed).
+# PDTB sense prefix -> relation, checked in order (fixed: figures compare across models).
 _SENSE_PREFIXES = (
     ("Temporal.", "temporal"),
     ("Contingency.Cause.", "causal"),
@@ -62,10 +59,14 @@ class Annotation:
     label: str  # a relation name or "none"
     source: str  # "gdtb:train", "gdtb:dev", "hand", ...
     doc: str = ""
-    sense: str = ""  # the PDTB sense behind a GDTB label, "" if none
+    sense: str = ""  # what the label came from: GDTB's PDTB sense, a PTB node label, or ""
+    tree: str = ""  # the sentence's bracketed tree, where the decision reads one ("" if not kept)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False)
+        d = asdict(self)
+        if not d["tree"]:
+            del d["tree"]  # files without trees stay as they were
+        return json.dumps(d, ensure_ascii=False)
 
 
 def sentences(doc) -> Iterator[tuple[int, int]]:
@@ -83,8 +84,10 @@ def sentences(doc) -> Iterator[tuple[int, int]]:
             reason=f"trees have {pos} leaves, raw/ has {len(doc.tokens)} tokens"))
 
 
-def gdtb_annotations(docs, keywords: Sequence[str], source: str) -> list[Annotation]:
-    """Every occurrence of ``keywords`` in the documents, labelled with GDTB gold."""
+def gdtb_annotations(docs, keywords: Sequence[str], source: str, trees: bool = False
+                     ) -> list[Annotation]:
+    """Every occurrence of ``keywords`` in the documents, labelled with GDTB gold; ``trees``
+    keeps each sentence's bracketed tree (what the tree rules read)."""
     from ..mapping import find_keywords
 
     targets = set(keywords)
@@ -96,7 +99,7 @@ def gdtb_annotations(docs, keywords: Sequence[str], source: str) -> list[Annotat
             if len(rel.connective_spans) == 1:
                 claimed.setdefault(rel.connective_spans[0], (rel.connective.lower(), rel.sense))
         starts = doc.token_starts
-        for s, e in sentences(doc):
+        for (s, e), tree in zip(sentences(doc), doc.trees):
             tokens = doc.tokens[s:e]
             offset = starts[s]
             for m in find_keywords(tokens):
@@ -108,8 +111,81 @@ def gdtb_annotations(docs, keywords: Sequence[str], source: str) -> list[Annotat
                 connective, sense = claimed.get((a, b), ("", ""))
                 label = gold_relation(sense) if connective == kw else NONE
                 out.append(Annotation(kw, " ".join(tokens), a - offset, b - offset, label, source,
-                                      doc.name, sense if connective == kw else ""))
+                                      doc.name, sense if connective == kw else "",
+                                      tree if trees else ""))
     return out
+
+
+def relabel_since(annotations: Sequence[Annotation]) -> tuple[list[Annotation], int]:
+    """GDTB annotates clausal connectives only, so a ``since`` heading a time expression
+    (``since 1989``, ``has since learned``) is ``none`` there; the keyword guide makes it
+    temporal. Relabels those occurrences from their trees (``since`` heading a PP, or an adverb
+    standing alone: the tree rule for ``since``); returns the annotations and how many changed.
+    Annotations without a tree are left as they are."""
+    from dataclasses import replace
+
+    from ..trees import read_tree
+    from .rules import decide
+    from .scoring import token_span
+
+    out, n = [], 0
+    for a in annotations:
+        if a.keyword == "since" and a.label == NONE and a.tree:
+            start, end = token_span(a)
+            if decide("since", read_tree(a.tree), start, end) == "temporal":
+                a = replace(a, label="temporal", sense="relabelled: since + time expression")
+                n += 1
+        out.append(a)
+    return out, n
+
+
+def ptb_tmp_annotations(path: Path, keywords: Sequence[str] = ("in",)) -> list[Annotation]:
+    """Occurrences of ``keywords`` in a Penn Treebank file with function tags (the NLTK WSJ
+    sample), labelled from the treebank's own ``-TMP`` tags: a keyword heading a PP, SBAR or ADVP
+    tagged ``-TMP`` is ``temporal``, any other occurrence ``none``. Right for keywords whose only
+    relation is temporal (``in``, ``during``); for ``since`` or ``as`` a missing ``-TMP`` may be
+    causal. Traces (``-NONE-``) are removed; each annotation keeps its sentence's tree."""
+    from ..mapping import find_keywords
+    from ..parser.treebank import read_trees
+    from ..trees import read_tree
+
+    targets, source = set(keywords), f"ptb-tmp:{Path(path).name}"
+    out = []
+    for i, raw in enumerate(read_trees(path, clean=False)):
+        tree = _without_traces(raw)
+        if tree is None:
+            continue
+        bracketed = tree.pformat(margin=1 << 30)
+        parsed = read_tree(bracketed)
+        tokens = parsed.leaves
+        for m in find_keywords(tokens):
+            if m.keyword.text not in targets:
+                continue
+            pre = parsed.leaf_parents[m.start]
+            head = parsed.parents[pre]
+            label = parsed.labels[head] if head >= 0 else ""
+            # The keyword heads the phrase: it is the phrase's first word.
+            tmp = parsed.starts[head] == m.start and label.split("-")[0] in ("PP", "SBAR", "ADVP") \
+                and "TMP" in label.split("-")[1:]
+            a = len(" ".join(tokens[:m.start])) + (1 if m.start else 0)
+            b = a + len(" ".join(tokens[m.start:m.end]))
+            out.append(Annotation(m.keyword.text, " ".join(tokens), a, b,
+                                  "temporal" if tmp else NONE, source, f"{Path(path).name}#{i}",
+                                  label, bracketed))
+    return out
+
+
+def _without_traces(tree):
+    """The tree without ``-NONE-`` leaves and the constituents they leave empty; labels kept."""
+    import nltk
+
+    if tree.label() == "-NONE-":
+        return None
+    kids = [k if isinstance(k, str) else _without_traces(k) for k in tree]
+    kids = [k for k in kids if k is not None]
+    if not kids:
+        return None
+    return nltk.Tree(tree.label() or "ROOT", kids)
 
 
 def read_hand(path: Path) -> list[Annotation]:
@@ -135,6 +211,7 @@ def read_hand(path: Path) -> list[Annotation]:
 
 
 def write_annotations(path: Path, annotations: Iterable[Annotation]) -> int:
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     n = 0
     with open(path, "w", encoding="utf-8") as f:

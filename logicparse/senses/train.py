@@ -20,7 +20,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..errors import Errors, LogicparseError
-from .classifier import META, SVMSenseModel, _sha256
+from .classifier import META, _sha256
 from .data import NONE, Annotation, data_hash
 from .features import POOLINGS, Encoder, Occurrence, assemble
 
@@ -120,27 +120,37 @@ def train_models(annotations: Sequence[Annotation], encoder: Encoder, keywords: 
     return meta
 
 
-def evaluate(model: SVMSenseModel, annotations: Sequence[Annotation],
-             keywords: Sequence[str]) -> dict:
-    """Accuracy of ``model`` on the annotations of ``keywords``, against the majority label per
-    keyword from the model's training data (the baseline of issue #4) and the lexicon's first
-    sense; per keyword: accuracy, n and a confusion matrix (rows gold, columns predicted)."""
+def _entries(model) -> dict:
+    """Per-keyword training metadata of the classifier inside ``model`` ({} for none)."""
+    clf = getattr(model, "classifier", model)
+    return getattr(clf, "entries", {}) or {}
+
+
+def evaluate(model, annotations: Sequence[Annotation], keywords: Sequence[str]) -> dict:
+    """Accuracy of ``model`` (a sense model: tree rules + classifiers, or the SVMs alone) on the
+    annotations of ``keywords``, decided as the Annotator decides them (with each annotation's
+    tree, if it has one), against the majority label per keyword from the model's training data
+    (the classifiers' baseline) and the lexicon's first sense; per keyword: accuracy, n, the
+    sources that decided and a confusion matrix (rows gold, columns predicted)."""
     from sklearn.metrics import confusion_matrix
 
     from ..taxonomy import keywords as kws
+    from .scoring import decide_annotations
 
+    entries = _entries(model)
     per, correct, base, lex, n = {}, 0, 0, 0, 0
     for kw in keywords:
         anns = [a for a in annotations if a.keyword == kw]
         if not anns:
             continue
         gold = [a.label for a in anns]
-        pred = model.predict_labels(kw, [Occurrence(a.text, a.char_start, a.char_end) for a in anns])
-        entry = model.entries.get(kw)
+        decisions = decide_annotations(model, anns)
+        pred = [d.relation or NONE for d in decisions]
+        entry = entries.get(kw)
         if entry:
             counts = entry["label_counts"]
             majority = max(sorted(counts), key=counts.get)
-        else:  # no model: the lexicon decides; majority taken from the evaluated data itself
+        else:  # no model: majority taken from the evaluated data itself
             majority = collections.Counter(gold).most_common(1)[0][0]
         lexicon = kws()[kw].senses[0]
         labels = sorted(set(gold) | set(pred))
@@ -152,6 +162,7 @@ def evaluate(model: SVMSenseModel, annotations: Sequence[Annotation],
             "majority_baseline": round(k_base / len(anns), 4), "majority_label": majority,
             "lexicon_baseline": round(k_lex / len(anns), 4),
             "source": "classifier" if entry else "lexicon",
+            "sources": dict(collections.Counter(d.source for d in decisions)),
             "labels": labels,
             "confusion": confusion_matrix(gold, pred, labels=labels).tolist(),
         }
@@ -162,12 +173,14 @@ def evaluate(model: SVMSenseModel, annotations: Sequence[Annotation],
             "n": n, "keywords": list(per), "per_keyword": per}
 
 
-def errors(model: SVMSenseModel, annotations: Sequence[Annotation]) -> list[dict]:
+def errors(model, annotations: Sequence[Annotation]) -> list[dict]:
     """The misclassified annotations, for error analysis."""
+    from .scoring import decide_annotations
+
     out = []
     for kw in sorted({a.keyword for a in annotations}):
         anns = [a for a in annotations if a.keyword == kw]
-        pred = model.predict_labels(kw, [Occurrence(a.text, a.char_start, a.char_end) for a in anns])
+        pred = [d.relation or NONE for d in decide_annotations(model, anns)]
         out += [{"keyword": kw, "gold": a.label, "predicted": p, "doc": a.doc,
                  "context": a.text[max(0, a.char_start - 80):a.char_end + 60]}
                 for a, p in zip(anns, pred) if p != a.label]

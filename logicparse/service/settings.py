@@ -20,8 +20,9 @@ class Settings(BaseSettings):
     workers: int = Field(1, ge=1, description="Worker processes; each loads its own models.")
     parser: str = Field("default", description="'default' (bundled), a benepar model name, or a path.")
     senses: Optional[str] = Field(
-        "default", description="Sense classifiers: 'default', a path, or 'none' (the lexicon's "
-        "first sense, no encoder).")
+        "default", description="Keyword decisions: 'default' (tree rules + sense classifiers), "
+        "'rules' (no encoder), 'mpnet' (the optional stronger encoder), a path, or 'none' (every "
+        "keyword its lexicon relation, no encoder).")
     mapping: Literal["default", "paper"] = Field(
         "default", description="α/β mapping: 'default' (widened to the arguments measured better "
         "on GDTB) or 'paper' (Algorithm 1 exactly).")

@@ -1,4 +1,4 @@
-"""The Document record (DESIGN.md, contract): one per input document.
+"""The Document record: one per input document.
 
 The same record is an Arrow row in the shards, the REST response body, and ``Document.to_dict()``.
 Its fields are declared once, here; each carries its Arrow type in ``Annotated`` metadata, and the
@@ -31,7 +31,7 @@ class Relation:
     key: Annotated[Span, _SPAN]
     alpha: Annotated[Span, _SPAN]
     beta: Annotated[Span, _SPAN]
-    sense_source: Annotated[str, pa.string()] = "lexicon"  # lexicon | classifier
+    sense_source: Annotated[str, pa.string()] = "lexicon"  # lexicon | rule | classifier
     confidence: Annotated[float, pa.float32()] = 1.0
 
     def to_dict(self) -> dict:

@@ -124,7 +124,7 @@ function render(doc) {
       el("td", {}, rel.category),
       el("td", {}, spanText(doc, rel.alpha)),
       el("td", {}, spanText(doc, rel.beta)),
-      el("td", {}, rel.sense_source === "classifier" ? `classifier (${rel.confidence.toFixed(2)})` : "lexicon"));
+      el("td", {}, rel.sense_source === "classifier" ? `classifier (${rel.confidence.toFixed(2)})` : rel.sense_source));
     row.addEventListener("click", () => select(state.selected === r ? null : r));
     body.append(row);
   });

@@ -1,0 +1,103 @@
+"""``logicparse keywords``: how right are the relations the Annotator emits for keyword occurrences."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..resources import ANNOTATIONS_DIR
+from .senses import _say
+
+keywords_app = typer.Typer(
+    help="Keyword decisions (the relation each keyword occurrence signals, or none): evaluate "
+    "them on hand-labelled occurrences.", no_args_is_help=True)
+
+
+@keywords_app.command("eval")
+def evaluate(
+    data: Path = typer.Option(ANNOTATIONS_DIR / "keywords_dev.jsonl",
+                              help="Hand-labelled occurrences (JSONL; each with its sentence's "
+                              "tree unless --trees parser)."),
+    senses: str = typer.Option("default", help="'default' (tree rules + bundled classifiers), "
+                               "'rules' (no encoder), 'mpnet' (rules + the all-mpnet-base-v2 "
+                               "classifiers of logicparse[mpnet]), 'none' (every keyword its "
+                               "lexicon sense, the paper's literal behaviour), or a sense model "
+                               "directory."),
+    trees: str = typer.Option("stored", help="'stored': the trees in the data file (treebank "
+                              "trees); 'parser': parse each sentence with --parser, as the "
+                              "Annotator does."),
+    parser: str = typer.Option("default", help="Parser for --trees parser."),
+    device: str = typer.Option("cpu"),
+    errors_out: Optional[Path] = typer.Option(None, "--errors", help="Write the wrongly decided "
+                                              "occurrences to this JSONL file."),
+) -> None:
+    """Accuracy, precision of the emitted relations and recall, overall and per keyword, with the
+    lexicon baseline (every keyword always its first relation) beside them. Per-keyword lines go
+    to stderr; the last stdout line is one JSON object."""
+    from ..errors import Errors, LogicparseError
+    from ..senses import load_senses
+    from ..senses.data import read_annotations
+    from ..senses.scoring import decide_annotations, errors, score
+    from ..trees import read_tree
+
+    if trees not in ("stored", "parser"):
+        raise LogicparseError(Errors.E214.format(value=trees))
+    anns = read_annotations([data])
+    if trees == "parser":
+        from ..parser import load_parser
+
+        p = load_parser(parser, device=device)
+        sentences = [a.text.split(" ") for a in anns]
+        parsed = list(p.parse(sentences))
+    else:
+        missing = [i + 1 for i, a in enumerate(anns) if not a.tree]
+        if missing:
+            raise LogicparseError(Errors.E215.format(path=data, lines=missing[:5]))
+        parsed = [read_tree(a.tree) for a in anns]
+    model = None if senses.lower() == "none" else load_senses(senses, device=device)
+    decisions = decide_annotations(model, anns, parsed)
+    result = score(anns, decisions)
+    if errors_out:
+        errors_out.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n"
+                                      for e in errors(anns, decisions)), encoding="utf-8")
+    for kw, r in [*result["per_keyword"].items(), ("all", result)]:
+        lex = r["lexicon"]
+        _say(f"{kw:>18}: n={r['n']:<3} " + "  ".join(
+            f"{m} {_f(r[m])} (lexicon {_f(lex[m])})" for m in ("accuracy", "precision", "recall"))
+            + (f"  {r['sources']}" if kw != "all" else ""))
+    typer.echo(json.dumps({"data": str(data), "senses": senses, "trees": trees, **result}))
+
+
+@keywords_app.command("build-tmp")
+def build_tmp(
+    treebank: Path = typer.Option(..., help="Penn Treebank file with function tags (e.g. the NLTK "
+                                  "WSJ sample, nltk_wsj_sample.mrg)."),
+    out: Path = typer.Option(ANNOTATIONS_DIR / "ptb_tmp_in.jsonl", help="JSONL file to write."),
+    keywords: str = typer.Option("in", help="Comma-separated keywords whose only relation is "
+                                 "temporal (in, during): -TMP is temporal, no -TMP is none."),
+) -> None:
+    """Label keyword occurrences from the treebank's -TMP function tags (a keyword heading a
+    PP/SBAR/ADVP tagged -TMP: temporal; otherwise none), each with its tree, for training and
+    measuring the decisions (`keywords eval --data OUT`)."""
+    import collections
+
+    from ..senses.data import ptb_tmp_annotations, write_annotations
+    from .senses import _keywords
+
+    anns = ptb_tmp_annotations(treebank, _keywords(keywords))
+    n = write_annotations(out, anns)
+    counts = collections.Counter((a.keyword, a.label) for a in anns)
+    _say(f"{out}: {n} occurrences; " + ", ".join(f"{k} {lab}={c}" for (k, lab), c in sorted(counts.items())))
+    typer.echo(json.dumps({"out": str(out), "n": n,
+                           "labels": {f"{k}:{lab}": c for (k, lab), c in sorted(counts.items())}}))
+
+
+def _f(x) -> str:
+    return "  -  " if x is None else f"{x:.3f}"
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(keywords_app, name="keywords")

@@ -1,0 +1,329 @@
+"""Decisions read off the parse tree: part of speech, node labels and the words around a keyword.
+
+Many keyword occurrences are no logical connective, and the tree says so without an encoder:
+``like`` tagged as a verb, adjective or filler (``I like it``, ``native-like``, ``it was, like,
+huge``), ``when`` opening a question or an embedded question (``When was this?``, ``I don't know
+when``), ``if`` meaning *whether* (``not sure if``), ``then`` after ``if`` (the ``if`` carries the
+relation), ``as`` heading a noun phrase (``works as a teacher``) or in an equative (``as tall as``),
+``in`` heading anything but a time expression (``in Paris`` vs ``in 1998``). Each rule returns a
+relation, ``None`` (not a connective here), or :data:`UNDECIDED`, which leaves the occurrence to a
+sense classifier or the keyword's lexicon sense. The conventions are those of the project's
+labelling guide (docs/labelling.md); docs/senses.md lists each rule's measured accuracy.
+
+Labels are read without function tags (``PP-TMP`` is ``PP``) so that rules behave alike on
+treebank trees and on the bundled parser's, which has none.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from ..trees import ParseTree
+
+UNDECIDED = object()  # the rule has nothing to say: a classifier or the lexicon decides
+
+# Words after which a wh-clause or an if-clause is a question ("know when", "ask if").
+_QUESTION_TAKERS = frozenset("""
+know knew known knows knowing ask asked asks asking wonder wondered wonders wondering tell told
+telling sure unsure idea decide decided decides deciding remember remembered forget forgot
+understand understood explain explained figure figured learn learned see saw seen check checked
+checking doubt doubted determine determined clear unclear matter matters care question predict
+guess guessed notice noticed realize realized find found say said whether upon about on of
+""".split())
+# Nouns after which `when` opens a relative clause ("the day when").
+_TIME_NOUNS = frozenset("""
+time times day days moment moments year years period periods point age ages era night nights
+morning mornings week weeks month months season seasons occasion occasions hour hours minute
+minutes decade decades century centuries instance instances case cases stage stages date
+""".split())
+# Heads of a time expression after `in` ("in 1998", "in the morning", "in two weeks").
+_TIME_WORDS = frozenset("""
+january february march april may june july august september october november december jan feb
+mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday
+sunday morning mornings afternoon afternoons evening evenings night nights day days daytime
+week weeks weekend weekends month months year years decade decades century centuries
+millennium hour hours minute minutes second seconds moment moments time times past future
+meantime interim era eras age ages period periods quarter quarters semester term season
+seasons summer summers winter winters spring autumn fall childhood youth adolescence
+infancy adulthood lifetime beginning end ending dawn dusk half halves advance
+midnight noon today tomorrow yesterday recent early late earlier later
+""".split())
+_YEAR = re.compile(r"^(mid-|early-|late-)?(1[0-9]|20)\d\d(s|'s)?$|^'\d0s$|^\d0s$|^\d{1,2}(st|nd|rd|th)$")
+# A PP's object ends before the first of these (a nested PP, a relative clause, a verb).
+_OBJECT_END = ("IN", "TO", "WDT", "WP", "WRB", ",", ":", ".", "VB", "MD", "CC", "-LRB-")
+_BE = frozenset("be am is are was were been being 's 're 'm".split())
+_AUX = frozenset("""is are was were do does did will would can could shall should may might must
+has have had 's 're 'm 'll""".split())
+_NEG = frozenset({"not", "n't", "never", "no"})
+_SAY_KNOW = frozenset("""know knows knew known said say says saying recall recalls recalled
+remember mentioned noted note suggested suggests imagine imagined see saw seen expected expect
+reported described pointed explained stated stressed shown put discussed told tell indicated
+mentions argued wrote written""".split())
+_WH = frozenset({"how", "what", "where", "why", "who", "whom", "which", "whether"})
+_PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-"})
+
+
+def base(label: str) -> str:
+    """``PP-TMP`` -> ``PP``; ``-LRB-`` and ``-NONE-`` stay."""
+    if label.startswith("-"):
+        return label
+    return label.split("-")[0].split("=")[0]
+
+
+@dataclass
+class Site:
+    """One keyword occurrence in its tree: tokens [start, end) and their surroundings."""
+
+    tree: ParseTree
+    start: int
+    end: int
+
+    def __post_init__(self):
+        self.words = [w.lower() for w in self.tree.leaves]
+        self.tags = [base(self.tree.labels[p]) for p in self.tree.leaf_parents]
+
+    def word(self, i: int) -> str:
+        return self.words[i] if 0 <= i < len(self.words) else ""
+
+    def tag(self, i: int) -> str:
+        return self.tags[i] if 0 <= i < len(self.tags) else ""
+
+    @property
+    def prev(self) -> str:
+        return self.word(self.start - 1)
+
+    @property
+    def next(self) -> str:
+        return self.word(self.end)
+
+    def prev_content(self, skip=("not", "n't", "even", "just", "really")) -> str:
+        """The word before the keyword, skipping negation and focus adverbs."""
+        i = self.start - 1
+        while i >= 0 and self.words[i] in skip:
+            i -= 1
+        return self.word(i)
+
+    @property
+    def key_tag(self) -> str:
+        return self.tags[self.end - 1]
+
+    def parent_label(self, token: int) -> str:
+        p = self.tree.parents[self.tree.leaf_parents[token]]
+        return base(self.tree.labels[p]) if p >= 0 else ""
+
+    def clause_of(self, token: int) -> int:
+        """The lowest SBAR (or PP) node the token's preterminal sits in, -1 if none."""
+        node = self.tree.parents[self.tree.leaf_parents[token]]
+        while node >= 0 and base(self.tree.labels[node]) not in ("SBAR", "PP"):
+            node = self.tree.parents[node]
+        return node
+
+    def object_words(self, limit: int = 6) -> list[str]:
+        """The noun phrase after a preposition: the words up to a nested PP, clause or verb,
+        inside the phrase the keyword heads."""
+        out = []
+        for i in range(self.end, min(len(self.words), self.end + limit, self._parent_end())):
+            if self.tags[i].startswith(_OBJECT_END) or self.tags[i] in _OBJECT_END:
+                break
+            out.append(self.words[i])
+        return out
+
+    def _parent_end(self) -> int:
+        p = self.tree.parents[self.tree.leaf_parents[self.end - 1]]
+        if p >= 0 and self.tree.starts[p] == self.start and self.tree.ends[p] > self.end:
+            return self.tree.ends[p]
+        return len(self.words)
+
+    def phrase_end(self) -> int:
+        """One past the last token of the phrase the keyword heads (its parent node), or of the
+        noun phrase after it when the parent is no phrase of its own."""
+        p = self.tree.parents[self.tree.leaf_parents[self.end - 1]]
+        if p >= 0 and base(self.tree.labels[p]) in ("PP", "SBAR") and self.tree.starts[p] == self.start:
+            return self.tree.ends[p]
+        return self.end + len(self.object_words(8))
+
+    def sentence_ends_with_question(self) -> bool:
+        return "?" in self.words[-2:]
+
+
+def _like(s: Site):
+    tag = s.tag(s.start)
+    if tag.startswith(("VB", "JJ", "NN")) or tag in ("UH", "RP", "RB", "INTJ"):
+        return None  # verb, adjective (native-like), filler, quotative
+    if s.prev in ("-", "–") or s.next in (",", "–", "-", "—", ":", "...", "…"):
+        return None  # "native - like"; ", like ," filler; "I was like , let 's": quotative
+    if s.prev in _BE and s.next in (",", '"', "“", ":"):
+        return None
+    if s.prev in ("looks", "look", "looked", "seems", "seem", "seemed", "sounds", "sound",
+                  "sounded"):
+        return None  # evidential: "looks like sixteen" = it seems
+    return _like_preposition(s)
+
+
+def _like_preposition(s: Site):
+    obj = s.object_words(8)
+    if s.tag(s.end).startswith("VB") or (s.tag(s.end) in ("RB", "UH", "JJ") and not obj):
+        return None  # a filler before a verb or adverb: "I could like post a vlog"
+    # Examples: a noun (or a comma) on the left and a name or a list on the right
+    # ("a country like Australia", ", like shirts or blankets").
+    left_noun = s.tag(s.start - 1).startswith("NN") or s.prev == ","
+    names = any(s.tag(i) in ("NNP", "NNPS") for i in range(s.end, s.end + len(obj)))
+    listing = any(s.word(i) in ("or", "and", ",") for i in range(s.end, s.phrase_end()))
+    if left_noun and (names or listing):
+        return "example"
+    return "analogy"
+
+
+def _when(s: Site):
+    if s.next == "it" and s.word(s.end + 1) in ("comes", "came", "come"):
+        return None  # "when it comes to": about
+    if s.start == 0 and s.sentence_ends_with_question() and (s.next in _AUX or s.next == "?"):
+        return None  # "When was this?"
+    if s.prev_content() in _QUESTION_TAKERS or s.prev in _TIME_NOUNS:
+        return None  # embedded question, relative clause
+    clause = s.clause_of(s.start)
+    if clause >= 0:
+        parent = s.tree.parents[clause]
+        if parent >= 0 and base(s.tree.labels[parent]) == "NP":
+            return None  # relative clause: "the barren time in March when ..."
+        if parent >= 0 and s.prev == "and" and _has_wh_sister(s, parent, clause):
+            return None  # "how severe it is and when it occurs"
+    return "temporal"
+
+
+def _has_wh_sister(s: Site, parent: int, node: int) -> bool:
+    t = s.tree
+    for child in range(len(t.labels)):
+        if t.parents[child] == parent and child != node and base(t.labels[child]) == "SBAR":
+            if s.word(t.starts[child]) in _WH:
+                return True
+    return False
+
+
+def _if(s: Site):
+    if s.prev == "even":
+        return "adversative"  # "even if": concession
+    if s.next in ("any", "anything", "ever") and s.prev in ("few", "little", "rarely", "seldom", ","):
+        return None  # "few if any", "rarely if ever"
+    if s.prev == "what":
+        return "conditional"
+    i, window = s.start - 1, 0
+    while i >= 0 and window < 3 and s.tags[i] not in _PUNCT_TAGS:
+        if s.words[i] in _QUESTION_TAKERS - {"upon", "about", "on", "of", "say", "said"}:
+            return None  # "ask if", "not sure if", "I wonder if": whether
+        i, window = i - 1, window + 1
+    return "conditional"
+
+
+def _then(s: Site):
+    if s.key_tag == "JJ" or (s.prev in ("the", "a") and s.tag(s.end).startswith(("NN", "JJ"))):
+        return None  # "the then president"
+    if s.next == "again":
+        return "comparative"  # "then again": on the other hand
+    if "if" in s.words[:s.start]:
+        return None  # "if ... then": the `if` carries the condition
+    return UNDECIDED
+
+
+def _since(s: Site):
+    if s.key_tag in ("RB",) or s.parent_label(s.start) in ("ADVP", "PP") or s.prev == "ever":
+        return "temporal"  # "has since learned", "since 1989", "ever since"
+    if not s.next or s.tag(s.end) in _PUNCT_TAGS:
+        return "temporal"  # "we have n't had a show since ."
+    return UNDECIDED
+
+
+def _as(s: Site):
+    # Equatives and comparisons of degree: "as tall as", "so far as", "such ... as", "the same as".
+    before = s.words[max(0, s.start - 4):s.start]
+    if "as" in before[-3:] or "so" in before[-3:-1] or "such" in before or "same" in before:
+        return None
+    if s.tag(s.end) in ("JJ", "RB", "JJR", "RBR") and "as" in s.words[s.end + 1:s.end + 4]:
+        return None
+    if s.parent_label(s.start) == "PP" or (s.tag(s.end) in ("DT", "NN", "NNS", "NNP", "PRP$", "CD")
+                                           and s.parent_label(s.start) != "SBAR"):
+        return None  # "works as a teacher", "as such", "as always": a role, no relation
+    # Comment clauses: "as you know", "as I said", "as your question suggested" (GDTB's
+    # Similarity; docs/labelling.md).
+    clause = []
+    for i in range(s.end, min(s.end + 5, s.phrase_end())):
+        if s.tags[i] in _PUNCT_TAGS:
+            break
+        clause.append(s.words[i])
+    if any(w in _SAY_KNOW for w in clause):
+        return "analogy"
+    return UNDECIDED
+
+
+def _while(s: Site):
+    if s.key_tag.startswith("NN") or s.prev in ("a", "the", "worth", "awhile"):
+        return None  # "for a while"
+    if s.tag(s.end) == "VBG" or s.next in ("at", "in", "on"):
+        return "temporal"  # "while being scaled", "while at school"
+    return UNDECIDED
+
+
+def _yet(s: Site):
+    if s.prev in ("and", "but") or s.key_tag == "CC":
+        return "comparative"
+    if s.prev in _NEG or (s.start > 0 and (not s.next or s.tag(s.end) in _PUNCT_TAGS)):
+        return None  # "not yet", "have n't told you yet .": aspect, no relation
+    return UNDECIDED
+
+
+def _that_pronoun(s: Site):
+    # "So that 's it", "Now that alarms me": `that` is the subject, not a subordinator.
+    if s.tag(s.end).startswith(("VB", "MD")) or s.next in ("'s", "is", "was"):
+        return None
+    return UNDECIDED
+
+
+def _no(s: Site):
+    return None if s.next == "matter" else UNDECIDED  # "no matter": regardless
+
+
+def _after(s: Site):
+    return None if s.next == "all" else UNDECIDED  # "after all"
+
+
+def _just_as(s: Site):
+    if s.tag(s.end) in ("JJ", "RB", "JJR", "RBR", "DT", "NN", "NNS", "PRP$", "CD"):
+        return None  # "just as high as", "not just as employees"
+    return UNDECIDED
+
+
+def _just_like(s: Site):
+    if s.tag(s.end - 1) in ("UH", "RB", "INTJ") or s.tag(s.end).startswith(("VB", "RB", "JJ", "UH")) \
+            or s.next in ("you", "i", "so", ","):
+        return None  # "just like post a vlog", "just like so awesome": filler
+    return UNDECIDED
+
+
+def _in(s: Site):
+    if s.tag(s.start) in ("RP", "RB") or s.next in ("which", "whom", "whose") or not s.next:
+        return None  # particle ("coming in"), "in which"
+    obj = s.object_words(6)
+    if any(w in _TIME_WORDS or _YEAR.match(w) for w in obj):
+        return "temporal"
+    return None
+
+
+RULES: dict[str, Callable[[Site], object]] = {
+    "like": _like, "when": _when, "if": _if, "then": _then, "since": _since, "as": _as,
+    "while": _while, "yet": _yet, "so that": _that_pronoun, "now that": _that_pronoun,
+    "no": _no, "after": _after, "just as": _just_as, "just like": _just_like, "in": _in,
+}
+
+
+def decide(keyword: str, tree: ParseTree, start: int, end: int):
+    """The rule's decision for ``keyword`` at tokens [start, end) of ``tree``: a relation,
+    ``None`` (not a connective) or :data:`UNDECIDED`."""
+    rule = RULES.get(keyword)
+    if rule is None:
+        return UNDECIDED
+    return rule(Site(tree, start, end))
+
+
+__all__ = ["UNDECIDED", "RULES", "decide", "base", "Site"]

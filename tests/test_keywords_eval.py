@@ -1,0 +1,112 @@
+"""``logicparse keywords eval``: known answers on a tiny hand-computed fixture, the committed dev
+set, and clear errors for bad input."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from logicparse.resources import ANNOTATIONS_DIR
+from logicparse.senses.data import Annotation, read_annotations, write_annotations
+
+TINY = Path(__file__).parent / "fixtures" / "keywords" / "tiny.jsonl"
+
+
+def run(*args):
+    from logicparse.cli import _register, app
+
+    _register()
+    res = CliRunner().invoke(app, ["keywords", "eval", *args])
+    return res, (json.loads(res.stdout.strip().splitlines()[-1]) if res.exit_code == 0 else None)
+
+
+def test_known_answer_rules_and_lexicon():
+    """Eight occurrences (tests/fixtures/keywords/tiny.jsonl), decided by the tree rules:
+    right: in Paris -> none, in 1998 -> temporal, I like -> none, fruits like -> example,
+    if ... then -> none, works like -> analogy; wrong: 'Looks like a resort' (analogy, the rule
+    says none) and 'As it rained' (causal; no rule, no classifier: the lexicon's temporal).
+    accuracy 6/8; emitted 4 (in 1998, fruits like, works like, As), 3 right: precision 3/4;
+    5 gold relations, 3 found: recall 3/5. The lexicon emits all 8, 2 right (in 1998, fruits
+    like): 2/8, 2/8, 2/5."""
+    res, out = run("--data", str(TINY), "--senses", "rules")
+    assert res.exit_code == 0, res.output
+    assert (out["accuracy"], out["precision"], out["recall"]) == (0.75, 0.75, 0.6)
+    assert (out["n"], out["correct"], out["emitted"], out["emitted_right"],
+            out["gold_relations"]) == (8, 6, 4, 3, 5)
+    lex = out["lexicon"]
+    assert (lex["accuracy"], lex["precision"], lex["recall"]) == (0.25, 0.25, 0.4)
+    assert out["sources"] == {"rule": 7, "lexicon": 1}
+    like = out["per_keyword"]["like"]
+    # like: 3 of 4 right; emitted 2 (example, analogy), both right; 3 gold relations, 2 found.
+    assert (like["accuracy"], like["precision"], like["recall"]) == (0.75, 1.0, 0.6667)
+    assert (like["lexicon"]["accuracy"], like["lexicon"]["precision"],
+            like["lexicon"]["recall"]) == (0.25, 0.25, 0.3333)
+    # then: nothing emitted and nothing to find: precision and recall are undefined, not 0.
+    then = out["per_keyword"]["then"]
+    assert (then["accuracy"], then["precision"], then["recall"]) == (1.0, None, None)
+
+
+def test_senses_none_is_the_lexicon():
+    res, out = run("--data", str(TINY), "--senses", "none")
+    assert res.exit_code == 0, res.output
+    assert {k: out[k] for k in ("accuracy", "precision", "recall")} == \
+        {k: out["lexicon"][k] for k in ("accuracy", "precision", "recall")}
+    assert out["sources"] == {"lexicon": 8}
+
+
+def test_errors_file_lists_the_wrong_ones(tmp_path):
+    err = tmp_path / "err.jsonl"
+    res, _ = run("--data", str(TINY), "--senses", "rules", "--errors", str(err))
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in err.read_text().splitlines()]
+    assert [(r["keyword"], r["gold"], r["predicted"], r["source"]) for r in rows] == [
+        ("like", "analogy", "none", "rule"), ("as", "causal", "temporal", "lexicon")]
+
+
+def test_committed_dev_set_is_stratified_and_complete():
+    anns = read_annotations([ANNOTATIONS_DIR / "keywords_dev.jsonl"])
+    assert len(anns) >= 300
+    assert all(a.tree and a.source == "hand:gdtb-dev" for a in anns)
+    kws = {a.keyword for a in anns}
+    assert {"in", "like", "when", "if", "as", "since", "while", "then", "yet", "before",
+            "after", "until", "no"} <= kws and len(kws) >= 50
+    assert max(sum(a.keyword == k for a in anns) for k in kws) <= 40  # no keyword dominates
+
+
+def test_missing_tree_and_bad_tree_source_are_clear_errors(tmp_path):
+    path = tmp_path / "no_tree.jsonl"
+    write_annotations(path, [Annotation("in", "in 1990", 0, 2, "temporal", "hand")])
+    res, _ = run("--data", str(path), "--senses", "rules")
+    assert res.exit_code == 2
+    assert "[E215]" in res.output
+    assert "no_tree.jsonl has occurrences without a tree (lines [1])" in res.output
+    assert "--trees parser" in res.output
+    res, _ = run("--data", str(TINY), "--senses", "rules", "--trees", "gold")
+    assert res.exit_code == 2 and "[E214] Unknown tree source 'gold'" in res.output
+
+
+def test_ptb_tmp_labels_from_function_tags(tmp_path):
+    """`in` heading a -TMP phrase is temporal, any other `in` none; traces are dropped and each
+    occurrence keeps its tree; the command writes them and the rules can be scored on them."""
+    from logicparse.senses.data import ptb_tmp_annotations
+
+    src = Path(__file__).parent / "fixtures" / "keywords" / "tmp_sample.mrg"
+    anns = ptb_tmp_annotations(src)
+    assert [(a.text[a.char_start:a.char_end + 5], a.label) for a in anns] == [
+        ("in its ", "none"), ("in 1956", "temporal"), ("in heav", "none"), ("in clos", "temporal")]
+    assert anns[0].text == "Lorillard stopped using crocidolite in its filters in 1956 ."
+    assert "-NONE-" not in anns[0].tree and "PP-TMP" in anns[0].tree
+
+    from logicparse.cli import _register, app
+
+    _register()
+    out = tmp_path / "tmp.jsonl"
+    res = CliRunner().invoke(app, ["keywords", "build-tmp", "--treebank", str(src), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout.strip().splitlines()[-1])["labels"] == {"in:none": 2, "in:temporal": 2}
+    assert read_annotations([out]) == anns
+    res, scored = run("--data", str(out), "--senses", "rules")
+    # The rule: 'in its filters' none, 'in 1956' temporal, 'in heavy trading' none; 'in closing'
+    # (a clause, no time word) none: 3 of 4.
+    assert res.exit_code == 0 and scored["correct"] == 3 and scored["n"] == 4
