@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Generator, Iterable, Iterator, Optional, Sequence, Union
 
 from .errors import Errors, InputTextError, LogicparseError, TreeFormatError
-from .mapping import Match, find_keywords, layer_labels, map_keyword
+from .mapping import DEFAULT_MAPPING, Match, check_mapping, find_keywords, layer_labels, map_keyword
 from .ptb import split_trees
 from .retry import drain, one_by_one_steps
 from .senses import SenseDecision, SenseModel, load_senses
@@ -111,9 +111,11 @@ def _decide(matches: Sequence[tuple[Sentence, Match]], senses: Optional[SenseMod
 
 
 def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
-                    senses: Optional[SenseModel] = None) -> list[Document]:
+                    senses: Optional[SenseModel] = None, mapping: str = DEFAULT_MAPPING
+                    ) -> list[Document]:
     """(id, text, sentences) -> Documents. Sense queries of all items go to the classifier in one
-    batch, so that ``pipe`` encodes many keywords per encoder call."""
+    batch, so that ``pipe`` encodes many keywords per encoder call. ``mapping``: "default" or
+    "paper" (Algorithm 1 exactly; mapping.py)."""
     found: list[tuple[int, int, int, Sentence, Match]] = []  # (item, sentence, offset, ...)
     for d, (_, _, sentences) in enumerate(items):
         offset = 0
@@ -136,7 +138,7 @@ def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
             continue
         cat = category(m.keyword.text, dec.relation)
         previous = (sent_starts[d][s - 1], offset) if s > 0 else None
-        depth, alpha, beta = map_keyword(sent.tree, m.start, m.end, cat, offset, previous)
+        depth, alpha, beta = map_keyword(sent.tree, m.start, m.end, cat, offset, previous, mapping)
         per_doc[d].append(Relation(
             keyword=" ".join(sent.tokens[m.start:m.end]), relation=dec.relation, category=cat,
             sentence=s, depth=depth, key=[[m.start + offset, m.end + offset]], alpha=alpha,
@@ -171,11 +173,14 @@ def _tree_sentences(trees: Union[str, Sequence[str]]) -> list[Sentence]:
     return sentences
 
 
-def annotate_trees(trees: Union[str, Sequence[str]], senses=None, id: str = "") -> Document:
-    """Algorithm 1 on given bracketed trees (one per sentence, in order, or one string holding
-    them all), without a parser. ``text`` stays empty; token offsets index the tokens joined by
-    single spaces."""
-    return build_documents([(id, "", _tree_sentences(trees))], _resolve_senses(senses))[0]
+def annotate_trees(trees: Union[str, Sequence[str]], senses=None, id: str = "",
+                   mapping: str = DEFAULT_MAPPING) -> Document:
+    """Detection and mapping on given bracketed trees (one per sentence, in order, or one string
+    holding them all), without a parser. ``text`` stays empty; token offsets index the tokens
+    joined by single spaces. ``mapping="paper"`` is Algorithm 1 exactly; "default" widens α and β
+    to the arguments measured better on GDTB (docs/mapping.md)."""
+    return build_documents([(id, "", _tree_sentences(trees))], _resolve_senses(senses),
+                           check_mapping(mapping))[0]
 
 
 class Annotator:
@@ -185,12 +190,15 @@ class Annotator:
     path. ``senses``: "default" (bundled SVMs), a path, or None to keep each keyword's lexicon sense
     (no encoder is loaded). ``spacy_model``: None for spaCy's rule-based English tokenizer and
     sentencizer (no download needed), or an installed pipeline name such as "en_core_web_sm".
+    ``mapping``: "default" (α/β widened to the arguments measured better on GDTB) or "paper"
+    (Algorithm 1 exactly).
     """
 
     def __init__(self, parser="default", senses="default", device: str = "cpu",
-                 spacy_model: Optional[str] = None):
+                 spacy_model: Optional[str] = None, mapping: str = DEFAULT_MAPPING):
         from .parser import load_parser
 
+        self.mapping = check_mapping(mapping)
         self.parser = parser if hasattr(parser, "parse") else load_parser(parser, device=device)
         self.senses = _resolve_senses(senses, device=device)
         self.nlp = _load_spacy(spacy_model)
@@ -306,7 +314,7 @@ class Annotator:
                 sentences.append(Sentence(toks, starts, ends, strip_wrappers(tree), tree.to_string()))
             out.append((doc_id, text, sentences))
         yield
-        return build_documents(out, self.senses)
+        return build_documents(out, self.senses, self.mapping)
 
     @property
     def max_sentence_tokens(self) -> int:

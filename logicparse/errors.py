@@ -42,6 +42,10 @@ class DataFormatError(LogicparseError, ValueError):
     """An input data file (treebank, GDTB, task data, shard) is not in the expected format."""
 
 
+class OptionError(LogicparseError, ValueError):
+    """An option names a choice logicparse does not have."""
+
+
 class TreeFormatError(DataFormatError):
     """A bracketed tree string is malformed."""
 
@@ -78,9 +82,13 @@ class Errors(metaclass=_WithCodes):
             "directory. Install benepar models with benepar.download('{name}') or pass a path.")
     E022 = ("Sense disambiguation gave relation {relation!r} for keyword {keyword!r}; expected one "
             "of the relations {opts} or None.")
+    E023 = "Unknown mapping {name!r}. Mappings: {opts} ('paper' is Algorithm 1 exactly)."
     E030 = "GDTB directory {path} lacks {missing}. Expected raw/, gold/, const/ and SPLITS.json."
     E031 = "GDTB gold file {path}, line {line}: {reason}."
     E032 = "Unknown split {split!r} in {path}. Splits: {opts}."
+    E033 = ("Trees given for GDTB document {name} do not match its sentences: they must be one per "
+            "sentence of const/, in order, over the same tokens (as `mapping eval --save-trees` "
+            "writes them).")
     E040 = ("The spaCy component {name!r} needs sentence boundaries, and this Doc has none. Add a "
             "component that sets them before it, e.g. nlp.add_pipe('sentencizer', before={name!r}), "
             "or use a trained pipeline with a parser or senter.")

@@ -74,7 +74,8 @@ class RunConfig:
         w = self.worker
         return {"shard_size": self.shard_size, "chunk_chars": self.chunk_chars,
                 "chunk_docs": self.chunk_docs, "read": asdict(self.read),
-                "parser": w.parser, "senses": w.senses, "device": w.device, "factory": w.factory}
+                "parser": w.parser, "senses": w.senses, "mapping": w.mapping, "device": w.device,
+                "factory": w.factory}
 
 
 def annotate_corpus(inputs: list[str], out, config: Optional[RunConfig] = None,
@@ -101,6 +102,7 @@ def annotate_corpus(inputs: list[str], out, config: Optional[RunConfig] = None,
         "compression": sh.COMPRESSION,
         "parser": (previous or {}).get("parser", config.worker.parser),
         "senses": (previous or {}).get("senses", config.worker.senses),
+        "mapping": config.worker.mapping,
         "settings": config.content_settings(),
         "fingerprint": fingerprint,
         "inputs": [s.describe() for s in specs],

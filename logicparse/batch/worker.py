@@ -28,6 +28,7 @@ class WorkerSpec:
     parser: str = "default"
     senses: Optional[str] = "default"
     device: str = "cpu"
+    mapping: str = "default"  # "default" or "paper" (Algorithm 1 exactly)
     threads: int = 1  # torch threads per worker; processes, not threads, are how a run scales
     # "module:function" returning an object with .pipe(texts, batch_size, ids) and, optionally,
     # .parser.name / .senses.name. For tests and custom pipelines; None = logicparse.Annotator.
@@ -112,7 +113,8 @@ class ChunkAnnotator:
         else:
             from ..annotator import Annotator
 
-            self.annotator = Annotator(parser=spec.parser, senses=spec.senses, device=spec.device)
+            self.annotator = Annotator(parser=spec.parser, senses=spec.senses, device=spec.device,
+                                       mapping=spec.mapping)
         limit_threads(spec.threads)
         self.parse_s = 0.0
         if hasattr(getattr(self.annotator, "parser", None), "parse"):

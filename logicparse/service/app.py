@@ -45,7 +45,7 @@ def _load_annotator(settings: Settings):
     # workers) on a busy CPU; one sentence is too little work to split.
     torch.set_num_threads(settings.torch_threads)
     annotator = logicparse.Annotator(parser=settings.parser, senses=settings.senses,
-                                     device=settings.device)
+                                     device=settings.device, mapping=settings.mapping)
     # One warm-up call so that the first client does not pay for lazy initialisation.
     annotator.annotate(EXAMPLE)
     return annotator

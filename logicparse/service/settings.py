@@ -6,7 +6,7 @@ worker process reads the same settings whichever way they were given.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Literal, Optional
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -25,6 +25,9 @@ class Settings(BaseSettings):
         "default", description="Keyword decisions: 'default' (tree rules + sense classifiers), "
         "'rules' (no encoder), 'mpnet' (the optional stronger encoder), a path, or 'none' (every "
         "keyword its lexicon relation, no encoder).")
+    mapping: Literal["default", "paper"] = Field(
+        "default", description="α/β mapping: 'default' (widened to the arguments measured better "
+        "on GDTB) or 'paper' (Algorithm 1 exactly).")
     device: str = Field("cpu", description="Torch device for the parser and sense encoder.")
     max_chars: int = Field(100_000, ge=1, description="Most characters of text in one request.")
     max_texts: int = Field(256, ge=1, description="Most texts in one request.")
