@@ -209,3 +209,15 @@ def test_worker_hands_freed_heap_back_to_the_os():
     assert before - after > 100 * 2**20, (before, after)
     # Only free pages went back: the blocks still in use are intact.
     assert len(survivors) == 6000 and all(b == bytearray(1000) for b in survivors)
+
+
+def test_worker_stats_travel_as_arrow_columns():
+    from logicparse.batch.worker import WorkerStats
+
+    stats = WorkerStats(pid=7, rss_mb=1.5, peak_rss_mb=2.0, parser="p", senses=None, load_s=0.1,
+                        ready_at=3.0, parse_s=0.25)
+    table = pa.table({"id": ["a", "b"]})
+    for name, column in stats.arrow_columns(2, prefix="__").items():
+        table = table.append_column(name, column)
+    assert table.column("__pid").type == pa.int64() and table.column("__senses").null_count == 2
+    assert WorkerStats.from_arrow(table.slice(1), prefix="__") == stats

@@ -32,6 +32,8 @@ class WorkerSpec:
     threads: int = 1  # torch threads per worker; processes, not threads, are how a run scales
     # "module:function" returning an object with .pipe(texts, batch_size, ids) and, optionally,
     # .parser.name / .senses.name. For tests and custom pipelines; None = logicparse.Annotator.
+    # Like the Annotator, its pipe yields one Document per text and records a failing document
+    # in its ``error`` (logicparse.retry); the worker handles only the death of its process.
     factory: Optional[str] = None
 
 
