@@ -32,10 +32,11 @@ args = ap.parse_args()
 import spacy  # noqa: E402
 
 import logicparse  # noqa: E402
+from logicparse.resources import senses_spec  # noqa: E402
 
 files = sorted(Path(args.corpus).glob("*.txt"))[: args.limit or None]
 texts = [f.read_bytes().decode("utf-8", errors="replace") for f in files]
-senses = None if args.senses.lower() == "none" else args.senses
+senses = senses_spec(args.senses)
 
 nlp = spacy.blank("en")
 nlp.add_pipe("sentencizer")
