@@ -686,3 +686,13 @@ def test_the_annotator_is_a_dependency_that_a_test_can_replace(lexicon_annotator
         assert r.status_code == 413
         del app.dependency_overrides[get_annotator]
         assert c.get("/readyz").json()["status"] == "ready"
+
+
+def test_no_senses_is_spelled_none_as_on_the_command_line():
+    from logicparse.resources import NO_SENSES
+    from logicparse.senses import load_senses
+
+    assert Settings(senses="none").senses is None and Settings(senses=" None ").senses is None
+    assert Settings(senses="rules").senses == "rules"
+    assert Settings(senses=None).to_env()["LOGICPARSE_SENSES"] == NO_SENSES == "none"
+    assert load_senses("none") is None
