@@ -30,7 +30,7 @@ test: setup
 	$(PY) -m pytest -q tests
 
 bench: setup
-	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done
+	for b in benchmarks/[!_]*.py; do $(PY) $$b || exit 1; done
 
 clean:
 	rm -rf out build dist *.egg-info

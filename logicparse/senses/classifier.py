@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import zipfile
 from functools import lru_cache
 from pathlib import Path
