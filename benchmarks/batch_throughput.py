@@ -122,7 +122,9 @@ def main() -> None:
     args = ap.parse_args()
     if not args.corpus.exists():
         sys.exit(f"corpus {args.corpus} not found: pass --corpus DIR")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from logicparse.resources import offline_environment
+
+    offline_environment()
     shutil.rmtree(args.out, ignore_errors=True)
     args.out.mkdir(parents=True)
     if args.parser == "default":

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
 import sys
 import time
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+from logicparse.resources import offline_environment  # noqa: E402
+
+offline_environment()
 
 import torch  # noqa: E402
 

@@ -17,8 +17,9 @@ import resource
 import sys
 import time
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+from logicparse.resources import offline_environment  # noqa: E402
+
+offline_environment()
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 

@@ -11,21 +11,14 @@ of both). Model loading is timed separately. ``--trees`` parses the corpus once,
 it (an upper bound of the ratio). Prints its figures, the last line as one JSON object.
 """
 
-import argparse
 import collections
 import json
-import os
 import time
 from pathlib import Path
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+from _corpus import corpus_arguments, corpus_texts
 
-ROOT = Path(__file__).resolve().parents[1]
-ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-ap.add_argument("--corpus", default=str(ROOT.parent / "shared/data/corpora/inaugural"))
-ap.add_argument("--limit", type=int, default=0, help="only the first N files (0 = all)")
-ap.add_argument("--batch-size", type=int, default=8)
+ap = corpus_arguments(__doc__)
 ap.add_argument("--trees", action="store_true", help="time annotate_trees over parsed trees")
 ap.add_argument("--treebank", default="", help="with --trees: take the trees from this bracketed "
                 "file (e.g. a GDTB const/*.mrg or PTB .mrg) instead of parsing the corpus")
@@ -43,8 +36,7 @@ if args.threads:
 import logicparse  # noqa: E402
 from logicparse.senses import load_senses  # noqa: E402
 
-files = sorted(Path(args.corpus).glob("*.txt"))[: args.limit or None]
-texts = [f.read_bytes().decode("utf-8", errors="replace") for f in files]
+texts = corpus_texts(args)
 
 t0 = time.perf_counter()
 base = logicparse.Annotator(parser="default", senses=None)

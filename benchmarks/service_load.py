@@ -133,7 +133,7 @@ def serve(parser: str = "default", senses: str = "default", workers: int = 1, qu
     """`logicparse serve` on a free port of 127.0.0.1; yields (url, pid, startup seconds, readyz)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env = dict(os.environ)  # the command sets the offline environment itself
     cmd = [sys.executable, "-c", "from logicparse.cli import main; main()", "serve",
            "--host", "127.0.0.1", "--port", str(port), "--parser", parser, "--senses", senses,
            "--workers", str(workers), "--queue", str(queue), "--batch-size", str(batch_size),

@@ -10,30 +10,21 @@ sentences/s of each, their ratio (spaCy / Annotator) and whether every document'
 (per-token label ids of the non-space tokens, relations) are equal; last line JSON.
 """
 
-import argparse
 import json
-import os
 import time
-from pathlib import Path
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+from _corpus import corpus_arguments, corpus_texts
 
-ROOT = Path(__file__).resolve().parents[1]
-ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-ap.add_argument("--corpus", default=str(ROOT.parent / "shared/data/corpora/inaugural"))
-ap.add_argument("--limit", type=int, default=0, help="only the first N files (0 = all)")
-ap.add_argument("--batch-size", type=int, default=8)
+ap = corpus_arguments(__doc__)
 ap.add_argument("--senses", default="default", help="'default' or 'none'")
 args = ap.parse_args()
 
 import spacy  # noqa: E402
 
-import logicparse  # noqa: E402
+from logicparse.resources import senses_spec  # noqa: E402
 
-files = sorted(Path(args.corpus).glob("*.txt"))[: args.limit or None]
-texts = [f.read_bytes().decode("utf-8", errors="replace") for f in files]
-senses = None if args.senses.lower() == "none" else args.senses
+texts = corpus_texts(args)
+senses = senses_spec(args.senses)
 
 nlp = spacy.blank("en")
 nlp.add_pipe("sentencizer")

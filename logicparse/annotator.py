@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Generator, Iterable, Iterator, Optional, Sequence, Union
 
 from .errors import Errors, InputTextError, LogicparseError, TreeFormatError
-from .mapping import Match, find_keywords, layer_labels, map_keyword
+from .mapping import DEFAULT_MAPPING, Match, check_mapping, find_keywords, layer_labels, map_keyword
 from .ptb import split_trees
+from .retry import drain, one_by_one_steps
 from .senses import SenseDecision, SenseModel, load_senses
 from .senses.decide import query as sense_query
 from .taxonomy import RELATIONS, category
@@ -84,15 +85,6 @@ def parse_chunks(lengths: Sequence[int], budget: int = PARSE_CHUNK_COST) -> list
     return out
 
 
-def _drain(steps: Generator):
-    """Run a step generator to its end; its return value."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value
-
-
 def _resolve_senses(senses, device: str = "cpu") -> Optional[SenseModel]:
     """None, a SenseModel object, or a spec for ``load_senses`` ("default", a path)."""
     if senses is None or hasattr(senses, "disambiguate"):
@@ -119,9 +111,11 @@ def _decide(matches: Sequence[tuple[Sentence, Match]], senses: Optional[SenseMod
 
 
 def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
-                    senses: Optional[SenseModel] = None) -> list[Document]:
+                    senses: Optional[SenseModel] = None, mapping: str = DEFAULT_MAPPING
+                    ) -> list[Document]:
     """(id, text, sentences) -> Documents. Sense queries of all items go to the classifier in one
-    batch, so that ``pipe`` encodes many keywords per encoder call."""
+    batch, so that ``pipe`` encodes many keywords per encoder call. ``mapping``: "default" or
+    "paper" (Algorithm 1 exactly; mapping.py)."""
     found: list[tuple[int, int, int, Sentence, Match]] = []  # (item, sentence, offset, ...)
     for d, (_, _, sentences) in enumerate(items):
         offset = 0
@@ -144,7 +138,7 @@ def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
             continue
         cat = category(m.keyword.text, dec.relation)
         previous = (sent_starts[d][s - 1], offset) if s > 0 else None
-        depth, alpha, beta = map_keyword(sent.tree, m.start, m.end, cat, offset, previous)
+        depth, alpha, beta = map_keyword(sent.tree, m.start, m.end, cat, offset, previous, mapping)
         per_doc[d].append(Relation(
             keyword=" ".join(sent.tokens[m.start:m.end]), relation=dec.relation, category=cat,
             sentence=s, depth=depth, key=[[m.start + offset, m.end + offset]], alpha=alpha,
@@ -179,11 +173,14 @@ def _tree_sentences(trees: Union[str, Sequence[str]]) -> list[Sentence]:
     return sentences
 
 
-def annotate_trees(trees: Union[str, Sequence[str]], senses=None, id: str = "") -> Document:
-    """Algorithm 1 on given bracketed trees (one per sentence, in order, or one string holding
-    them all), without a parser. ``text`` stays empty; token offsets index the tokens joined by
-    single spaces."""
-    return build_documents([(id, "", _tree_sentences(trees))], _resolve_senses(senses))[0]
+def annotate_trees(trees: Union[str, Sequence[str]], senses=None, id: str = "",
+                   mapping: str = DEFAULT_MAPPING) -> Document:
+    """Detection and mapping on given bracketed trees (one per sentence, in order, or one string
+    holding them all), without a parser. ``text`` stays empty; token offsets index the tokens
+    joined by single spaces. ``mapping="paper"`` is Algorithm 1 exactly; "default" widens α and β
+    to the arguments measured better on GDTB (docs/mapping.md)."""
+    return build_documents([(id, "", _tree_sentences(trees))], _resolve_senses(senses),
+                           check_mapping(mapping))[0]
 
 
 class Annotator:
@@ -193,12 +190,15 @@ class Annotator:
     path. ``senses``: "default" (bundled SVMs), a path, or None to keep each keyword's lexicon sense
     (no encoder is loaded). ``spacy_model``: None for spaCy's rule-based English tokenizer and
     sentencizer (no download needed), or an installed pipeline name such as "en_core_web_sm".
+    ``mapping``: "default" (α/β widened to the arguments measured better on GDTB) or "paper"
+    (Algorithm 1 exactly).
     """
 
     def __init__(self, parser="default", senses="default", device: str = "cpu",
-                 spacy_model: Optional[str] = None):
+                 spacy_model: Optional[str] = None, mapping: str = DEFAULT_MAPPING):
         from .parser import load_parser
 
+        self.mapping = check_mapping(mapping)
         self.parser = parser if hasattr(parser, "parse") else load_parser(parser, device=device)
         self.senses = _resolve_senses(senses, device=device)
         self.nlp = _load_spacy(spacy_model)
@@ -264,7 +264,7 @@ class Annotator:
         return (yield from self._pipe_batch_steps(list(zip(ids, texts))))
 
     def _pipe_batch(self, batch: list[tuple[str, object]]) -> list[Document]:
-        return _drain(self._pipe_batch_steps(batch))
+        return drain(self._pipe_batch_steps(batch))
 
     def _pipe_batch_steps(self, batch: list[tuple[str, object]]):
         checked: list[tuple[str, str]] = []
@@ -274,8 +274,7 @@ class Annotator:
                 checked.append((doc_id, check_text(text, self.max_chars)))
             except LogicparseError as e:
                 errors[i] = Document.failed(doc_id, text if isinstance(text, str) else "", str(e))
-        done = iter((yield from self._segmented_steps(
-            [(doc_id, text, self.segment(text)) for doc_id, text in checked])))
+        done = iter((yield from self._segmented_steps(checked, segment=True)))
         return [errors[i] if i in errors else next(done) for i in range(len(batch))]
 
     def annotate_segmented(self, items: Sequence[tuple[str, str, list[Segment]]]) -> list[Document]:
@@ -283,24 +282,21 @@ class Annotator:
         the spaCy component passes a spaCy Doc's). The sentences are parsed in bounded chunks
         (``PARSE_CHUNK_COST``); if that fails, the documents are annotated one by one, so that
         only the failing ones come back with ``error`` set (E320)."""
-        return _drain(self._segmented_steps(items))
+        return drain(self._segmented_steps(items))
 
-    def _segmented_steps(self, items: Sequence[tuple[str, str, list[Segment]]]):
-        try:
-            return (yield from self._parse_and_build(items))
-        except Exception:  # noqa: BLE001 - one bad document must not sink its batch
-            # Find the culprit(s): annotate one by one so that the others still succeed.
-            alone = []
-            for item in items:
-                try:
-                    alone.append((yield from self._parse_and_build([item]))[0])
-                except Exception as e:  # noqa: BLE001 - recorded in the row, the run goes on
-                    alone.append(Document.failed(item[0], item[1], Errors.E320.format(
-                        type=type(e).__name__, message=e)))
-            return alone
+    def _segmented_steps(self, items: Sequence[tuple], segment: bool = False):
+        """Steps over (id, text, sentences) items, or (id, text) items to ``segment`` first; the
+        error policy of logicparse.retry: a document that fails alone gets ``error`` (E320)."""
+        def run(batch):
+            if segment:
+                batch = [(doc_id, text, self.segment(text)) for doc_id, text in batch]
+            return (yield from self._parse_and_build(batch))
+
+        return (yield from one_by_one_steps(items, run, lambda item, e: Document.failed(
+            item[0], item[1], Errors.E320.format(type=type(e).__name__, message=e))))
 
     def _annotate_batch(self, docs: Sequence[tuple[str, str]]) -> list[Document]:
-        return _drain(self._parse_and_build([(d, t, self.segment(t)) for d, t in docs]))
+        return drain(self._parse_and_build([(d, t, self.segment(t)) for d, t in docs]))
 
     def _parse_and_build(self, items: Sequence[tuple[str, str, list[Segment]]]):
         """Steps: one before each chunk of parsing, one before the Documents are built."""
@@ -318,7 +314,7 @@ class Annotator:
                 sentences.append(Sentence(toks, starts, ends, strip_wrappers(tree), tree.to_string()))
             out.append((doc_id, text, sentences))
         yield
-        return build_documents(out, self.senses)
+        return build_documents(out, self.senses, self.mapping)
 
     @property
     def max_sentence_tokens(self) -> int:

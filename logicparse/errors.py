@@ -42,6 +42,10 @@ class DataFormatError(LogicparseError, ValueError):
     """An input data file (treebank, GDTB, task data, shard) is not in the expected format."""
 
 
+class OptionError(LogicparseError, ValueError):
+    """An option names a choice logicparse does not have."""
+
+
 class TreeFormatError(DataFormatError):
     """A bracketed tree string is malformed."""
 
@@ -78,9 +82,13 @@ class Errors(metaclass=_WithCodes):
             "directory. Install benepar models with benepar.download('{name}') or pass a path.")
     E022 = ("Sense disambiguation gave relation {relation!r} for keyword {keyword!r}; expected one "
             "of the relations {opts} or None.")
+    E023 = "Unknown mapping {name!r}. Mappings: {opts} ('paper' is Algorithm 1 exactly)."
     E030 = "GDTB directory {path} lacks {missing}. Expected raw/, gold/, const/ and SPLITS.json."
     E031 = "GDTB gold file {path}, line {line}: {reason}."
     E032 = "Unknown split {split!r} in {path}. Splits: {opts}."
+    E033 = ("Trees given for GDTB document {name} do not match its sentences: they must be one per "
+            "sentence of const/, in order, over the same tokens (as `mapping eval --save-trees` "
+            "writes them).")
     E040 = ("The spaCy component {name!r} needs sentence boundaries, and this Doc has none. Add a "
             "component that sets them before it, e.g. nlp.add_pipe('sentencizer', before={name!r}), "
             "or use a trained pipeline with a parser or senter.")
@@ -172,7 +180,7 @@ class Errors(metaclass=_WithCodes):
     E318 = "Could not start or reach Ray ({reason}). Check --ray-address (e.g. ray://host:10001 or 'auto'), or leave it out for a local instance."
     E319 = ("{path} is an unfinished run ({done} of {total} shards): its shards are whole but the "
             "corpus is not complete. Rerun the same `logicparse annotate` command to finish it.")
-    E320 = "Annotation failed: {type}: {message}"
+    E320 = "The annotator could not annotate this document (alone, after its batch failed): {type}: {message}"
     E321 = ("A worker process died while annotating this document ({reason}); it was retried alone "
             "and died again.")
     E330 = ("Annotator.pipe got fewer ids than texts: text {index} has no id ({n} ids). Pass one id "
@@ -254,8 +262,8 @@ class Errors(metaclass=_WithCodes):
     E511 = ("{where}: label id {value} is outside 0-34 (logicparse.LABELS). The shard is corrupt or "
             "from another label vocabulary: re-annotate the texts with `logicparse annotate`.")
     E512 = ("{path} was written with Document schema version {got!r}, this logicparse reads version "
-            "{want!r}. Re-annotate the texts with this version (`logicparse annotate`), or delete the "
-            "cached shards so training re-annotates them.")
+            "{want!r}. Re-annotate the texts with this version (`logicparse annotate`); for training, "
+            "delete the cached shards so training re-annotates them.")
     E513 = "{path} is not a logicparse Arrow IPC shard ({reason}). Shards come from `logicparse annotate`."
     E514 = ("{where}: the shards hold no annotation for text id {id!r} ({text!r}). Delete the "
             "cached shards (or pass the right --shards directory) so the texts are annotated again.")

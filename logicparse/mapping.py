@@ -16,17 +16,31 @@ Mapping, exactly as Algorithm 1 (spans are token ranges; set difference can leav
   extrinsic  alpha = pa(pa(n)) \\ pa(n), beta = pa(n) \\ n; when pa(n) is the sentence root,
              alpha = the previous sentence, or nothing for the first sentence.
 A keyword that is the whole sentence (``No.``) has no pa(n): its spans are empty.
+
+``mapping="paper"`` is Algorithm 1 as above; ``mapping="default"`` widens binary relations' spans
+to the arguments GDTB annotates (arguments.py). Unary relations map the same under both.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple, Optional, Sequence
 
+from .arguments import Ranges, map_default, spans_minus
+from .errors import Errors, OptionError
 from .taxonomy import EXTRINSIC, INTRINSIC, LABEL_IDS, UNARY, Keyword, keywords
 from .tokens import Relation
 from .trees import ParseTree
 
-Ranges = list[list[int]]
+#: Mapping names: "default" (measured better on GDTB, arguments.py) and "paper" (Algorithm 1).
+MAPPINGS = ("default", "paper")
+DEFAULT_MAPPING = "default"
+
+
+def check_mapping(mapping: str) -> str:
+    """``mapping`` if it names a mapping, else OptionError (a ValueError) naming the choices."""
+    if mapping not in MAPPINGS:
+        raise OptionError(Errors.E023.format(name=mapping, opts=", ".join(MAPPINGS)))
+    return mapping
 
 
 class Match(NamedTuple):
@@ -87,35 +101,35 @@ def keyword_node(tree: ParseTree, start: int, end: int) -> tuple[int, int, int]:
     return -1, node, tree.depths[node] + 1
 
 
-def _minus(outer: tuple[int, int], inner: tuple[int, int], offset: int) -> Ranges:
-    out = []
-    if inner[0] > outer[0]:
-        out.append([outer[0] + offset, inner[0] + offset])
-    if outer[1] > inner[1]:
-        out.append([inner[1] + offset, outer[1] + offset])
-    return out
-
-
 def map_keyword(tree: ParseTree, start: int, end: int, category: str, offset: int,
-                previous: Optional[tuple[int, int]]) -> tuple[int, Ranges, Ranges]:
-    """Algorithm 1 for one keyword occurrence. Returns (depth, alpha, beta) as document-level
-    ranges; ``offset`` is the sentence's first token in the document, ``previous`` the previous
-    sentence's document-level range (None for the first sentence)."""
+                previous: Optional[tuple[int, int]], mapping: str = DEFAULT_MAPPING
+                ) -> tuple[int, Ranges, Ranges]:
+    """Map one keyword occurrence. Returns (depth, alpha, beta) as document-level ranges;
+    ``offset`` is the sentence's first token in the document, ``previous`` the previous
+    sentence's document-level range (None for the first sentence). ``mapping``: "paper" for
+    Algorithm 1 exactly, "default" for the wider arguments of arguments.py."""
     _, pa, depth = keyword_node(tree, start, end)
+    if pa >= 0 and category != UNARY and mapping == "default":
+        spans = map_default(tree, pa, start, end, category, offset, previous)
+        if spans is not None:
+            return (depth, *spans)
     if pa < 0:
-        alpha = [list(previous)] if category == EXTRINSIC and previous else []
+        # The keyword is the whole sentence; a coordinator (``But.``) still links it to the
+        # previous sentence under the default mapping, as it does at the start of a sentence.
+        linked = category == EXTRINSIC or (category == INTRINSIC and mapping == "default")
+        alpha = [list(previous)] if linked and previous else []
         return depth, alpha, []
     pa_span = (tree.starts[pa], tree.ends[pa])
     if category == UNARY:
-        return depth, _minus(pa_span, (start, end), offset), []
+        return depth, spans_minus(pa_span, [(start, end)], offset), []
     if category == INTRINSIC:
         alpha = [[pa_span[0] + offset, start + offset]] if start > pa_span[0] else []
         beta = [[end + offset, pa_span[1] + offset]] if pa_span[1] > end else []
         return depth, alpha, beta
-    beta = _minus(pa_span, (start, end), offset)
+    beta = spans_minus(pa_span, [(start, end)], offset)
     gp = tree.parents[pa]
     if gp >= 0:
-        alpha = _minus((tree.starts[gp], tree.ends[gp]), pa_span, offset)
+        alpha = spans_minus((tree.starts[gp], tree.ends[gp]), [pa_span], offset)
     else:
         alpha = [list(previous)] if previous else []
     return depth, alpha, beta

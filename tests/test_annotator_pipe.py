@@ -75,6 +75,35 @@ def test_a_document_that_fails_gets_a_coded_error_and_its_batch_mates_are_annota
     assert docs[1].error.startswith("[E320]") and "RuntimeError: cannot parse this" in docs[1].error
 
 
+def test_a_document_that_cannot_be_segmented_is_caught_by_the_annotator(lexicon_annotator,
+                                                                         monkeypatch):
+    real = lexicon_annotator.segment
+
+    def segment(text):
+        if "BREAK" in text:
+            raise RuntimeError("cannot segment this")
+        return real(text)
+
+    monkeypatch.setattr(lexicon_annotator, "segment", segment)
+    docs = list(lexicon_annotator.pipe([TEXTS[0], "Please BREAK here.", TEXTS[1]]))
+    assert docs[0].error is None and docs[2].error is None and docs[0].relations
+    assert docs[1].error.startswith("[E320]") and "RuntimeError: cannot segment this" in docs[1].error
+
+
+def test_one_by_one_fails_only_the_items_at_fault():
+    from logicparse.retry import one_by_one
+
+    def double(batch):
+        if 3 in batch:
+            raise ValueError("three")
+        return [2 * x for x in batch]
+
+    assert one_by_one([1, 2], double, lambda x, e: None) == [2, 4]
+    assert one_by_one([1, 3, 2], double, lambda x, e: f"{x}: {e}") == [2, "3: three", 4]
+    with pytest.raises(ValueError):
+        one_by_one([3], double, lambda x, e: None, catch=KeyError)
+
+
 def test_parse_chunks_bound_the_squared_lengths():
     assert parse_chunks([]) == []
     assert parse_chunks([10, 10, 10], budget=250) == [(0, 2), (2, 3)]

@@ -12,7 +12,7 @@ import pytest
 import logicparse
 from logicparse.batch import shards as sh
 from logicparse.batch.stats import shard_stats
-from logicparse.errors import DataFormatError
+from logicparse.errors import DataFormatError, LogicparseError
 from logicparse.tokens import ARROW_SCHEMA, SCHEMA_VERSION, Document
 
 TREES = [
@@ -213,6 +213,18 @@ def test_worker_hands_freed_heap_back_to_the_os():
     assert len(survivors) == 6000 and all(b == bytearray(1000) for b in survivors)
 
 
+def test_worker_stats_travel_as_arrow_columns():
+    from logicparse.batch.worker import WorkerStats
+
+    stats = WorkerStats(pid=7, rss_mb=1.5, peak_rss_mb=2.0, parser="p", senses=None, load_s=0.1,
+                        ready_at=3.0, parse_s=0.25)
+    table = pa.table({"id": ["a", "b"]})
+    for name, column in stats.arrow_columns(2, prefix="__").items():
+        table = table.append_column(name, column)
+    assert table.column("__pid").type == pa.int64() and table.column("__senses").null_count == 2
+    assert WorkerStats.from_arrow(table.slice(1), prefix="__") == stats
+
+
 def test_worker_trims_the_heap_after_every_chunk(monkeypatch):
     """Counted through the caller that must trim: the worker's chunk call, not the helper."""
     import sys
@@ -278,8 +290,8 @@ def test_schema_version_messages_name_directory_versions_and_files(tmp_path):
     table = sh.documents_to_table(docs()).replace_schema_metadata(None)
     with pa.OSFile(str(bare), "wb") as f, pa.ipc.new_file(f, table.schema) as w:
         w.write_table(table)
-    with pytest.raises(DataFormatError, match=rf"bare.arrow was written with shard schema version \?; "
-                                              rf"this logicparse reads version {SCHEMA_VERSION}"):
+    with pytest.raises(LogicparseError, match=r"\[E513\] .*bare.arrow is not a logicparse Arrow IPC "
+                                              r"shard \(its schema metadata lacks"):
         sh.read_shard(bare)
 
 

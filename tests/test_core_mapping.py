@@ -40,7 +40,7 @@ def test_labels_and_relations_follow_the_contract():
 
 
 def test_paper_example_reproduces_table_1():
-    doc = annotate_trees([PAPER_TREE])
+    doc = annotate_trees([PAPER_TREE], mapping="paper")
     assert doc.tokens[0] == "But" and doc.tokens[-1] == "."
     table = rows(doc)
     assert set(table) == {"comparative", "causal", "negation"}
@@ -57,31 +57,31 @@ def test_paper_example_reproduces_table_1():
 def test_extrinsic_keyword_at_sentence_start_takes_previous_sentence():
     first = "(S (NP (PRP It)) (VP (VBD rained)) (. .))"
     second = "(S (ADVP (RB However)) (, ,) (NP (PRP we)) (VP (VBD played)) (. .))"
-    doc = annotate_trees([first, second])
+    doc = annotate_trees([first, second], mapping="paper")
     (rel,) = doc.relations
     assert rel.relation == "comparative" and rel.category == "extrinsic"
     assert rel.alpha == [[0, 3]]  # the whole previous sentence
     assert rel.beta == [[4, 8]]
     assert rel.sentence == 1 and doc.sentence_starts == [0, 3]
-    alone = annotate_trees([second])
+    alone = annotate_trees([second], mapping="paper")
     assert alone.relations[0].alpha == [] and alone.relations[0].beta == [[1, 5]]
 
 
 def test_intrinsic_splits_parent_and_grandparent_difference_can_be_discontinuous():
-    doc = annotate_trees(["(NP (NNS apples) (CC and) (NNS oranges))"])
+    doc = annotate_trees(["(NP (NNS apples) (CC and) (NNS oranges))"], mapping="paper")
     (rel,) = doc.relations
     assert (rel.category, rel.alpha, rel.beta) == ("intrinsic", [[0, 1]], [[2, 3]])
     # 'if' clause in the middle of its grandparent VP: alpha has pieces on both sides.
     tree = ("(S (NP (PRP We)) (VP (MD will) (VP (VB go) (SBAR (IN if) (S (NP (PRP it)) "
             "(VP (VBZ stops)))) (ADVP (RB tomorrow)))) (. .))")
-    (rel,) = annotate_trees([tree]).relations
+    (rel,) = annotate_trees([tree], mapping="paper").relations
     assert rel.relation == "conditional" and rel.alpha == [[2, 3], [6, 7]] and rel.beta == [[4, 6]]
 
 
 def test_multiword_keyword_that_is_not_a_constituent_uses_lowest_covering_node():
     tree = ("(S (NP (PRP She)) (VP (VBD saved) (NP (NN money)) (SBAR (IN in) (NN order) "
             "(S (VP (TO to) (VP (VB travel)))))) (. .))")
-    doc = annotate_trees([tree])
+    doc = annotate_trees([tree], mapping="paper")
     (rel,) = doc.relations
     assert rel.keyword == "in order to" and rel.key == [[3, 6]]
     t = read_tree(tree)

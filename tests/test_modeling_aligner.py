@@ -10,8 +10,9 @@ import transformers as T
 
 import logicparse
 from logicparse.errors import DataFormatError
-from logicparse.modeling import (LogicAligner, join_documents, label_matrix, read_documents,
-                                 subword_words, write_shard)
+from logicparse.batch import iter_documents, write_documents
+from logicparse.modeling import LogicAligner, join_documents, label_matrix, subword_words
+from logicparse.training.tasks import load_labels
 from logicparse.tokens import ARROW_SCHEMA, Document
 
 NEG_KEY, NEG_A = 7, 8
@@ -145,34 +146,38 @@ def test_slow_tokenizer_is_refused():
 
 def test_shards_roundtrip_and_bad_shards(tmp_path, wordpiece):
     doc = doc_by_hand()
-    path = tmp_path / "s.arrow"
-    write_shard([doc], str(path))
-    back = list(read_documents(str(tmp_path)))
+    write_documents(tmp_path / "s", [doc])
+    back = list(iter_documents(tmp_path / "s", verify=True))
     assert back[0].logic == doc.logic and back[0].text == doc.text
 
     # Another schema version: refused before anything is aligned.
     table = pa.Table.from_pylist([doc.to_dict()], schema=ARROW_SCHEMA)
     old = table.replace_schema_metadata({b"logicparse.schema_version": b"0"})
-    with pa.OSFile(str(tmp_path / "old.arrow"), "wb") as f, pa.ipc.new_file(f, old.schema) as w:
+    (tmp_path / "old").mkdir()
+    with pa.OSFile(str(tmp_path / "old" / "shard-00000.arrow"), "wb") as f, \
+            pa.ipc.new_file(f, old.schema) as w:
         w.write_table(old)
     with pytest.raises(DataFormatError, match="schema version '0'"):
-        list(read_documents(str(tmp_path / "old.arrow")))
+        list(iter_documents(tmp_path / "old"))
 
-    # A label id outside 0-34.
+    # A label id outside 0-34: refused where training reads the shards, and by the aligner.
     bad = doc.to_dict()
     bad["logic"] = [[40] if i == 2 else r for i, r in enumerate(bad["logic"])]
-    write_shard([Document.from_dict(bad)], str(tmp_path / "bad" / "b.arrow"))
+    write_documents(tmp_path / "bad", [Document.from_dict(bad)])
     with pytest.raises(DataFormatError, match="label id 40 is outside 0-34"):
-        list(read_documents(str(tmp_path / "bad")))
+        load_labels(str(tmp_path / "bad"), [doc.text])
+    with pytest.raises(DataFormatError, match="label id 40 is outside 0-34"):
+        LogicAligner(wordpiece)([bad])
 
     # Not a shard at all.
-    (tmp_path / "junk.arrow").write_text("not arrow")
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "shard-00000.arrow").write_text("not arrow")
     with pytest.raises(DataFormatError, match="not a logicparse Arrow IPC shard"):
-        list(read_documents(str(tmp_path / "junk.arrow")))
+        list(iter_documents(tmp_path / "junk"))
 
     # JSON dicts (the REST body) work the same, and are checked the same.
     (tmp_path / "docs.json").write_text(json.dumps([doc.to_dict()]))
-    assert list(read_documents(str(tmp_path / "docs.json")))[0].tokens == doc.tokens
+    assert list(iter_documents(tmp_path / "docs.json"))[0].tokens == doc.tokens
     bad_len = {**doc.to_dict(), "logic": doc.logic[:-1]}
     with pytest.raises(DataFormatError, match="must be equal"):
         LogicAligner(wordpiece)([bad_len])

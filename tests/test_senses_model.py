@@ -46,14 +46,14 @@ def tiny_encoder_dir(tmp_path_factory):
     import torch
     from transformers import AutoTokenizer, BertConfig, BertModel
 
-    from logicparse.senses.features import _default_encoder_path
+    from logicparse.resources import minilm_path
 
     path = tmp_path_factory.mktemp("tiny-bert")
     torch.manual_seed(0)
     BertModel(BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2,
                          num_attention_heads=2, intermediate_size=64,
                          max_position_embeddings=64)).save_pretrained(path)
-    AutoTokenizer.from_pretrained(_default_encoder_path()).save_pretrained(path)
+    AutoTokenizer.from_pretrained(minilm_path()).save_pretrained(path)
     return path
 
 

@@ -670,3 +670,29 @@ def test_serve_reports_bad_settings_and_unloadable_models_without_a_traceback(tm
                        text=True, timeout=300, cwd=tmp_path)
     assert r.returncode != 0 and "Traceback" not in r.stdout + r.stderr
     assert "[E412] The service could not load its models" in r.stderr and "[E100]" in r.stderr
+
+
+def test_the_annotator_is_a_dependency_that_a_test_can_replace(lexicon_annotator):
+    from logicparse.service.routes import get_annotator
+
+    app = create_app(Settings(senses=None), annotator=lexicon_annotator)
+    app.dependency_overrides[get_annotator] = lambda: None  # as while the models load
+    with TestClient(app) as c:
+        r = c.get("/readyz")
+        assert r.status_code == 503 and r.json()["code"] == "E411"
+        assert r.headers["Retry-After"] == "1"
+        # The request's own checks come first: a bad request is refused as such while loading.
+        r = c.post("/v1/annotate", json={"text": ["a"] * 1000})
+        assert r.status_code == 413
+        del app.dependency_overrides[get_annotator]
+        assert c.get("/readyz").json()["status"] == "ready"
+
+
+def test_no_senses_is_spelled_none_as_on_the_command_line():
+    from logicparse.resources import NO_SENSES
+    from logicparse.senses import load_senses
+
+    assert Settings(senses="none").senses is None and Settings(senses=" None ").senses is None
+    assert Settings(senses="rules").senses == "rules"
+    assert Settings(senses=None).to_env()["LOGICPARSE_SENSES"] == NO_SENSES == "none"
+    assert load_senses("none") is None

@@ -100,14 +100,26 @@ def test_pipe_parses_a_whole_batch_at_once(nlp, annotator, monkeypatch):
 def test_to_disk_and_load_round_trip(tmp_path):
     nlp = spacy.blank("en")
     nlp.add_pipe("sentencizer")
-    nlp.add_pipe("logicparse", config={"senses": None, "batch_size": 7})
+    nlp.add_pipe("logicparse", config={"senses": None, "batch_size": 7, "mapping": "paper"})
     nlp.to_disk(tmp_path / "pipeline")
     loaded = spacy.load(tmp_path / "pipeline")
     assert loaded.pipe_names == ["sentencizer", "logicparse"]
     component = loaded.get_pipe("logicparse")
     assert component.batch_size == 7 and component.annotator.senses is None
+    assert component.annotator.mapping == "paper"
     text = "We left early because the road was closed."
     assert loaded(text)._.logic == nlp(text)._.logic
+
+
+def test_mapping_option_reaches_the_annotator(annotator):
+    text = "I try very hard because it would be too easy."
+    paper = spacy.blank("en")
+    paper.add_pipe("sentencizer")
+    paper.add_pipe("logicparse", config={"senses": None, "mapping": "paper"})
+    want = logicparse.Annotator(parser=annotator.parser, senses=None, mapping="paper").annotate(text)
+    assert paper(text)._.logic == want.logic
+    default = logicparse.Annotator(parser=annotator.parser, senses=None).annotate(text)
+    assert want.logic != default.logic  # the two mappings differ on this sentence
 
 
 def test_doc_without_sentence_boundaries_names_the_fix(nlp):

@@ -211,6 +211,25 @@ def test_bad_shards_are_refused_before_training(tmp_path, tokenizer):
     assert not (tmp_path / "o" / "ckpt.pt").exists()
 
 
+def test_label_shards_are_verified_and_an_unfinished_run_is_not_read(tmp_path):
+    from logicparse.batch.shards import (documents_to_table, read_manifest, write_documents,
+                                         write_manifest, write_shard)
+    from logicparse.training.tasks import load_labels, text_id
+
+    texts = ["If it rains, we stay.", "He came because she left."]
+    docs = list(FlatAnnotator().pipe(texts, ids=[text_id(t) for t in texts]))
+    write_documents(tmp_path / "run-a", docs[:1])
+    write_documents(tmp_path / "run-b", docs[1:])
+    m = read_manifest(tmp_path / "run-b")
+    write_manifest(tmp_path / "run-b", {**m, "complete": False})
+    found, missing = load_labels(str(tmp_path), texts)
+    assert list(found) == texts[:1] and missing == texts[1:]
+    # A finished run whose shard changed after its manifest was written is refused.
+    write_shard(tmp_path / "run-a", 0, documents_to_table(docs))
+    with pytest.raises(DataFormatError, match="does not match manifest.json"):
+        load_labels(str(tmp_path), texts)
+
+
 def test_cache_goes_next_to_the_data_unless_read_only(tmp_path, monkeypatch):
     from logicparse.training.tasks import default_cache_dir
 

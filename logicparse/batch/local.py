@@ -132,4 +132,4 @@ class LocalEngine:
 def _crashed(chunk: Chunk, reason: str) -> ChunkResult:
     docs = [Document.failed(d, t if isinstance(t, str) else "", Errors.E321.format(reason=reason))
             for d, t in zip(chunk.ids, chunk.texts)]
-    return ChunkResult(chunk, documents_to_table(docs), {})
+    return ChunkResult(chunk, documents_to_table(docs))

@@ -16,17 +16,12 @@ from typing import Iterable, Iterator, Optional
 import pyarrow as pa
 
 from ..errors import Errors, LogicparseError
-from .worker import Chunk, ChunkAnnotator, ChunkResult, WorkerSpec
+from .worker import Chunk, ChunkAnnotator, ChunkResult, WorkerSpec, WorkerStats
 
 logger = logging.getLogger(__name__)
 
 _POS = ("__shard", "__start")
-_STATS = ("__pid", "__rss_mb", "__peak_rss_mb", "__parser", "__senses", "__load_s", "__ready_at",
-          "__parse_s")
-_TYPES = {"__shard": pa.int64(), "__start": pa.int64(), "__pid": pa.int64(),
-          "__rss_mb": pa.float64(), "__peak_rss_mb": pa.float64(), "__parser": pa.string(),
-          "__senses": pa.string(), "__load_s": pa.float64(), "__ready_at": pa.float64(),
-          "__parse_s": pa.float64()}
+_STATS = "__"  # prefix of the WorkerStats columns
 
 
 class _Actor:
@@ -40,14 +35,12 @@ class _Actor:
         for row in batch.to_pylist():
             result = self.annotate(Chunk(row["shard"], row["start"], tuple(row["ids"]),
                                          tuple(row["texts"]), errors=tuple(row["errors"])))
-            t, n, s = result.table, result.table.num_rows, result.stats
-            cols = {"__shard": [row["shard"]] * n, "__start": [row["start"] + i for i in range(n)],
-                    "__pid": [s["pid"]] * n, "__rss_mb": [s["rss_mb"]] * n,
-                    "__peak_rss_mb": [s["peak_rss_mb"]] * n, "__parser": [s["parser"]] * n,
-                    "__senses": [s["senses"]] * n, "__load_s": [s["load_s"]] * n,
-                    "__ready_at": [s["ready_at"]] * n, "__parse_s": [s["parse_s"]] * n}
+            t, n = result.table, result.table.num_rows
+            cols = {"__shard": pa.array([row["shard"]] * n, pa.int64()),
+                    "__start": pa.array([row["start"] + i for i in range(n)], pa.int64()),
+                    **result.stats.arrow_columns(n, prefix=_STATS)}
             for name, values in cols.items():
-                t = t.append_column(name, pa.array(values, _TYPES[name]))
+                t = t.append_column(name, values)
             out.append(t)
         return pa.concat_tables(out)
 
@@ -115,14 +108,7 @@ def _split(batch: pa.Table) -> Iterator[ChunkResult]:
         while b < len(shards) and shards[b] == shards[a] and starts[b] == starts[b - 1] + 1:
             b += 1
         part = batch.slice(a, b - a)
-        stats = {"pid": part.column("__pid")[0].as_py(),
-                 "rss_mb": part.column("__rss_mb")[0].as_py(),
-                 "peak_rss_mb": part.column("__peak_rss_mb")[0].as_py(),
-                 "parser": part.column("__parser")[0].as_py(),
-                 "senses": part.column("__senses")[0].as_py(),
-                 "load_s": part.column("__load_s")[0].as_py(),
-                 "ready_at": part.column("__ready_at")[0].as_py(),
-                 "parse_s": part.column("__parse_s")[0].as_py()}
-        table = part.drop_columns(list(_POS + _STATS))
+        stats = WorkerStats.from_arrow(part, prefix=_STATS)
+        table = part.drop_columns(list(_POS) + [_STATS + k for k in WorkerStats.ARROW_TYPES])
         yield ChunkResult(Chunk(shards[a], starts[a], (), ()), table, stats)
         a = b

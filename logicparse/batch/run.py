@@ -74,7 +74,8 @@ class RunConfig:
         w = self.worker
         return {"shard_size": self.shard_size, "chunk_chars": self.chunk_chars,
                 "chunk_docs": self.chunk_docs, "read": asdict(self.read),
-                "parser": w.parser, "senses": w.senses, "device": w.device, "factory": w.factory}
+                "parser": w.parser, "senses": w.senses, "mapping": w.mapping, "device": w.device,
+                "factory": w.factory}
 
 
 def annotate_corpus(inputs: list[str], out, config: Optional[RunConfig] = None,
@@ -101,6 +102,7 @@ def annotate_corpus(inputs: list[str], out, config: Optional[RunConfig] = None,
         "compression": sh.COMPRESSION,
         "parser": (previous or {}).get("parser", config.worker.parser),
         "senses": (previous or {}).get("senses", config.worker.senses),
+        "mapping": config.worker.mapping,
         "settings": config.content_settings(),
         "fingerprint": fingerprint,
         "inputs": [s.describe() for s in specs],
@@ -229,17 +231,14 @@ class _Run:
 
     def _collect(self, result: ChunkResult) -> None:
         table, stats = result.table, result.stats
-        if "pid" in stats:
-            self.worker_rss[stats["pid"]] = stats["rss_mb"]
-            self.worker_peak[stats["pid"]] = max(stats["peak_rss_mb"],
-                                                 self.worker_peak.get(stats["pid"], 0))
-        if stats.get("parser") is not None or "senses" in stats:
-            self.models = {"parser": stats.get("parser"), "senses": stats.get("senses")}
-        if "load_s" in stats:
-            self.load_seconds = max(self.load_seconds, stats["load_s"])
-            self.ready_at = max(self.ready_at, stats["ready_at"])
-        if "parse_s" in stats:  # cumulative per worker
-            self.parse_s[stats["pid"]] = stats["parse_s"]
+        if stats is not None:  # None: the chunk's worker died
+            self.worker_rss[stats.pid] = stats.rss_mb
+            self.worker_peak[stats.pid] = max(stats.peak_rss_mb,
+                                              self.worker_peak.get(stats.pid, 0))
+            self.models = {"parser": stats.parser, "senses": stats.senses}
+            self.load_seconds = max(self.load_seconds, stats.load_s)
+            self.ready_at = max(self.ready_at, stats.ready_at)
+            self.parse_s[stats.pid] = stats.parse_s  # cumulative per worker
         sentences = pc.sum(pc.list_value_length(table.column("sentence_starts"))).as_py() or 0
         failed = table.num_rows - table.column("error").null_count
         self.progress.advance(table.num_rows, sentences, failed)

@@ -12,8 +12,10 @@ resumed run) never sees half a shard. Its bytes depend only on its rows: one rec
 compression, no timestamps, so the same input and models give byte-identical shards (same
 sha256).
 
-Readers: :func:`read_shards` (one ``pyarrow.Table``), :func:`iter_documents` (Documents, one shard
-in memory at a time), or any Arrow reader: ``pyarrow.ipc.open_file(path).read_all()``,
+This module owns the format: writing (:func:`write_shard`, :func:`write_documents`), reading
+(:func:`read_shards`, one ``pyarrow.Table``; :func:`iter_documents`, Documents, one shard in memory
+at a time) and verifying (schema version, completeness, sha256 against the manifest). Any Arrow
+reader works as well: ``pyarrow.ipc.open_file(path).read_all()``,
 ``datasets.load_dataset("arrow", data_files="DIR/shard-*.arrow")``.
 """
 
@@ -38,6 +40,7 @@ SHARD_RE = re.compile(r"^shard-(\d{5,})\.arrow$")
 TMP_PREFIX = ".tmp-"
 FORMAT = "logicparse-shards"
 COMPRESSION = "zstd"
+VERSION_KEY = b"logicparse.schema_version"  # in every shard's schema metadata
 
 
 def shard_name(index: int) -> str:
@@ -108,13 +111,21 @@ def file_sha256(path: Path) -> str:
 
 
 def read_shard(path: Path, columns: Optional[list[str]] = None) -> pa.Table:
-    with pa.memory_map(str(path)) as source:
-        reader = pa.ipc.open_file(source)
-        version = (reader.schema.metadata or {}).get(b"logicparse.schema_version", b"?").decode()
-        if version != SCHEMA_VERSION:
-            raise DataFormatError(Errors.E313.format(path=path, found=version,
-                                                     expected=SCHEMA_VERSION))
-        table = reader.read_all()
+    """One shard file, after its schema version is checked."""
+    try:
+        with pa.memory_map(str(path)) as source:
+            reader = pa.ipc.open_file(source)
+            meta = reader.schema.metadata or {}
+            if VERSION_KEY not in meta:
+                raise DataFormatError(Errors.E513.format(
+                    path=path, reason=f"its schema metadata lacks {VERSION_KEY.decode()}"))
+            version = meta[VERSION_KEY].decode()
+            if version != SCHEMA_VERSION:
+                raise DataFormatError(Errors.E512.format(path=path, got=version,
+                                                         want=SCHEMA_VERSION))
+            table = reader.read_all()
+    except pa.ArrowInvalid as e:
+        raise DataFormatError(Errors.E513.format(path=path, reason=str(e))) from e
     return table.select(columns) if columns else table
 
 
@@ -152,7 +163,10 @@ def read_manifest(out_dir: Path) -> Optional[dict]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _check_dir(out_dir: Path, allow_incomplete: bool, verify: bool) -> list[Path]:
+def checked_paths(out_dir, allow_incomplete: bool = False, verify: bool = False) -> list[Path]:
+    """The shards of ``out_dir`` in order, once the directory is checked: a shard directory at
+    all (E312), this schema version (E313), a finished run unless ``allow_incomplete`` (E319),
+    and with ``verify`` every shard's size and sha256 against the manifest (E314)."""
     out_dir = Path(out_dir)
     manifest = read_manifest(out_dir)
     paths = shard_paths(out_dir)
@@ -182,7 +196,7 @@ def read_shards(out_dir, columns: Optional[list[str]] = None, allow_incomplete: 
 
     Raises DataFormatError for an unfinished run unless ``allow_incomplete``; ``verify`` checks
     every shard's sha256 against the manifest first."""
-    paths = _check_dir(Path(out_dir), allow_incomplete, verify)
+    paths = checked_paths(Path(out_dir), allow_incomplete, verify)
     tables = [read_shard(p, columns) for p in paths]
     if not tables:
         schema = (pa.schema([ARROW_SCHEMA.field(c) for c in columns]) if columns
@@ -191,17 +205,52 @@ def read_shards(out_dir, columns: Optional[list[str]] = None, allow_incomplete: 
     return pa.concat_tables(tables)
 
 
-def iter_documents(out_dir, allow_incomplete: bool = False) -> Iterator[Document]:
-    """Every Document of ``out_dir`` in input order, one shard in memory at a time."""
-    for p in _check_dir(Path(out_dir), allow_incomplete, verify=False):
+def iter_documents(path, allow_incomplete: bool = False, verify: bool = False
+                   ) -> Iterator[Document]:
+    """Every Document of the shard directory ``path`` in input order, one shard in memory at a
+    time (checked as :func:`checked_paths` says). A ``.json`` file (a list of Document dicts, as
+    the service returns them) or a ``.jsonl`` file (one per line) is read as well."""
+    path = Path(path)
+    if path.is_file() and path.suffix in (".json", ".jsonl"):
+        with open(path, encoding="utf-8") as f:
+            rows = (json.load(f) if path.suffix == ".json"
+                    else (json.loads(line) for line in f if line.strip()))
+            yield from (Document.from_dict(row) for row in rows)
+        return
+    for p in checked_paths(path, allow_incomplete, verify):
         for row in read_shard(p).to_pylist():
             yield Document.from_dict(row)
+
+
+def write_documents(out_dir, docs: Sequence[Document], **manifest) -> dict:
+    """Documents made in process (not by ``logicparse annotate``) as a finished shard directory:
+    one shard and its manifest, so they are read and verified like any run. ``manifest`` adds
+    keys (``parser``, ``senses``); returns the manifest."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    entry = write_shard(out_dir, 0, documents_to_table(docs))
+    m = {"format": FORMAT, "schema_version": SCHEMA_VERSION, "complete": True,
+         "documents": entry["rows"], "planned_shards": 1, "compression": COMPRESSION,
+         "failed": entry["failed"], **manifest, "shards": [entry]}
+    write_manifest(out_dir, m)
+    return m
+
+
+def find_shard_dirs(root) -> list[Path]:
+    """The shard directories at or under ``root`` (sorted): those with a manifest.json or with
+    shard files."""
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    found = {p.parent for p in root.rglob(MANIFEST)}
+    found |= {p.parent for p in root.rglob(SHARD_GLOB) if SHARD_RE.match(p.name)}
+    return sorted(found)
 
 
 def find_document(out_dir, doc_id: str) -> Document:
     """The Document with ``doc_id`` (first match), reading only the id column of each shard
     until found."""
-    paths = _check_dir(Path(out_dir), allow_incomplete=True, verify=False)
+    paths = checked_paths(Path(out_dir), allow_incomplete=True, verify=False)
     examples, n = [], 0
     for p in paths:
         ids = read_shard(p, ["id"]).column("id")

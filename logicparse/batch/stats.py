@@ -14,7 +14,7 @@ from . import shards as sh
 
 def shard_stats(out_dir) -> dict:
     out_dir = Path(out_dir)
-    paths = sh._check_dir(out_dir, allow_incomplete=True, verify=False)
+    paths = sh.checked_paths(out_dir, allow_incomplete=True)
     manifest = sh.read_manifest(out_dir) or {}
     docs = sentences = tokens = labelled = failed = 0
     per_relation: Counter = Counter()

@@ -10,13 +10,13 @@ import resource
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, fields
 from functools import lru_cache
 from typing import Optional
 
 import pyarrow as pa
 
-from ..errors import Errors
+from ..resources import offline_environment
 from ..tokens import Document
 from .shards import documents_to_table
 
@@ -28,9 +28,12 @@ class WorkerSpec:
     parser: str = "default"
     senses: Optional[str] = "default"
     device: str = "cpu"
+    mapping: str = "default"  # "default" or "paper" (Algorithm 1 exactly)
     threads: int = 1  # torch threads per worker; processes, not threads, are how a run scales
     # "module:function" returning an object with .pipe(texts, batch_size, ids) and, optionally,
     # .parser.name / .senses.name. For tests and custom pipelines; None = logicparse.Annotator.
+    # Like the Annotator, its pipe yields one Document per text and records a failing document
+    # in its ``error`` (logicparse.retry); the worker handles only the death of its process.
     factory: Optional[str] = None
 
 
@@ -48,11 +51,40 @@ class Chunk:
     errors: tuple = ()  # per document: None, or why its record could not be read (row error)
 
 
+@dataclass(frozen=True)
+class WorkerStats:
+    """What a worker reports with every chunk: its memory, its models and its timings."""
+
+    pid: int
+    rss_mb: float
+    peak_rss_mb: float
+    parser: Optional[str]
+    senses: Optional[str]
+    load_s: float  # loading the models
+    ready_at: float  # wall clock when the models were loaded
+    parse_s: float  # cumulative parsing time of this worker
+
+    ARROW_TYPES = {"pid": pa.int64(), "rss_mb": pa.float64(), "peak_rss_mb": pa.float64(),
+                   "parser": pa.string(), "senses": pa.string(), "load_s": pa.float64(),
+                   "ready_at": pa.float64(), "parse_s": pa.float64()}
+
+    def arrow_columns(self, rows: int, prefix: str = "") -> dict:
+        """The stats repeated over ``rows`` rows, one Arrow array per field (named with
+        ``prefix``): how they travel beside a chunk's table out of a Ray actor."""
+        return {prefix + k: pa.array([v] * rows, self.ARROW_TYPES[k])
+                for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_arrow(cls, table: pa.Table, prefix: str = "") -> "WorkerStats":
+        """The stats carried by the first row of ``table`` (see :meth:`arrow_columns`)."""
+        return cls(**{f.name: table.column(prefix + f.name)[0].as_py() for f in fields(cls)})
+
+
 @dataclass
 class ChunkResult:
     chunk: Chunk
     table: pa.Table
-    stats: dict = field(default_factory=dict)  # pid, rss_mb, peak_rss_mb, parser, senses
+    stats: Optional[WorkerStats] = None  # None: the worker died, nothing to report
 
 
 def limit_threads(threads: int) -> None:
@@ -63,8 +95,7 @@ def limit_threads(threads: int) -> None:
     # Library notices repeated by every worker would bury the progress lines.
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     warnings.filterwarnings("ignore", message=".*does not define `arg_constraints`")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    offline_environment()
     if "torch" in sys.modules:
         import torch
 
@@ -84,7 +115,8 @@ class ChunkAnnotator:
         else:
             from ..annotator import Annotator
 
-            self.annotator = Annotator(parser=spec.parser, senses=spec.senses, device=spec.device)
+            self.annotator = Annotator(parser=spec.parser, senses=spec.senses, device=spec.device,
+                                       mapping=spec.mapping)
         limit_threads(spec.threads)
         self.parse_s = 0.0
         if hasattr(getattr(self.annotator, "parser", None), "parse"):
@@ -103,8 +135,8 @@ class ChunkAnnotator:
         docs = self.annotate(list(chunk.ids), list(chunk.texts), list(chunk.errors))
         release_free_memory()
         return ChunkResult(chunk, documents_to_table(docs),
-                           {**memory_stats(), **self.models, "load_s": self.load_s,
-                            "ready_at": self.ready_at, "parse_s": round(self.parse_s, 4)})
+                           WorkerStats(**memory_stats(), **self.models, load_s=self.load_s,
+                                       ready_at=self.ready_at, parse_s=round(self.parse_s, 4)))
 
     def annotate(self, ids: list, texts: list, errors: Optional[list] = None) -> list[Document]:
         if errors and any(errors):  # records that could not be read: rows with their error
@@ -114,20 +146,12 @@ class ChunkAnnotator:
                     for i, e in enumerate(errors)]
         if not ids:
             return []
-        try:
-            docs = list(self.annotator.pipe(texts, batch_size=max(1, len(texts)), ids=ids))
-            if len(docs) != len(ids):
-                raise RuntimeError(f"pipe returned {len(docs)} documents for {len(ids)} inputs")
-            return docs
-        except Exception:  # noqa: BLE001 - find the culprit one document at a time
-            return [self._one(i, t) for i, t in zip(ids, texts)]
-
-    def _one(self, doc_id: str, text) -> Document:
-        try:
-            return next(iter(self.annotator.pipe([text], batch_size=1, ids=[doc_id])))
-        except Exception as e:  # noqa: BLE001 - recorded in the row; the run goes on
-            return Document.failed(doc_id, text if isinstance(text, str) else "",
-                                   Errors.E320.format(type=type(e).__name__, message=e))
+        # A document that fails is the Annotator's to record (logicparse.retry): it yields a row
+        # with ``error`` and never raises. The worker handles only the death of its process.
+        docs = list(self.annotator.pipe(texts, batch_size=max(1, len(texts)), ids=ids))
+        if len(docs) != len(ids):
+            raise RuntimeError(f"pipe returned {len(docs)} documents for {len(ids)} inputs")
+        return docs
 
 
 class _TimedParser:

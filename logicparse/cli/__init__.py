@@ -10,10 +10,9 @@ import typer
 from typer.core import TyperGroup
 
 from ..errors import LogicparseError
+from ..resources import offline_environment
 
-# Nothing may reach a model hub at run time: local paths only.
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+offline_environment()
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 class _Commands(TyperGroup):

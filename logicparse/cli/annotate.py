@@ -7,6 +7,8 @@ from typing import List, Optional
 
 import typer
 
+from ..resources import senses_spec
+
 
 def annotate(
     inputs: List[str] = typer.Argument(
@@ -30,6 +32,9 @@ def annotate(
                                "rules + bundled sense classifiers), 'rules' (no encoder), 'mpnet' "
                                "(logicparse[mpnet]), a directory, or 'none' for each keyword's "
                                "lexicon relation (the paper's literal behaviour; faster)."),
+    mapping: str = typer.Option("default", "--mapping", help="α/β mapping: 'default' (widened to "
+                                "the arguments measured better on GDTB) or 'paper' (Algorithm 1 "
+                                "exactly). Recorded in manifest.json."),
     device: str = typer.Option("cpu", "--device", help="torch device of the models."),
     threads: int = typer.Option(1, "--threads", min=1, help="torch threads per worker. Use more "
                                 "workers rather than more threads: processes scale better."),
@@ -61,14 +66,18 @@ def annotate(
     """  # noqa: E501 - typer keeps docstring line breaks
     from ..batch import Interrupted, ReadOptions, RunConfig, WorkerSpec, annotate_corpus
     from ..batch.progress import make_progress
+    from ..mapping import MAPPINGS
+
+    if mapping not in MAPPINGS:
+        raise typer.BadParameter(f"--mapping must be one of {', '.join(MAPPINGS)}")
     try:
         config = RunConfig(
             shard_size=shard_size, chunk_chars=chunk_chars, engine=engine, workers=workers,
             ray_address=ray_address, overwrite=overwrite,
             read=ReadOptions(text_field=text_field, id_field=id_field, encoding=encoding,
                              fallback=fallback, stdin_format=stdin_format),
-            worker=WorkerSpec(parser=parser, senses=None if senses.lower() == "none" else senses,
-                              device=device, threads=threads, factory=annotator))
+            worker=WorkerSpec(parser=parser, senses=senses_spec(senses),
+                              device=device, threads=threads, mapping=mapping, factory=annotator))
         manifest = annotate_corpus(inputs, out, config, progress=make_progress(quiet=quiet))
     except Interrupted as e:
         typer.echo(str(e), err=True)

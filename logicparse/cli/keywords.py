@@ -57,7 +57,7 @@ def evaluate(
         if missing:
             raise LogicparseError(Errors.E215.format(path=data, lines=missing[:5]))
         parsed = [read_tree(a.tree) for a in anns]
-    model = None if senses.lower() == "none" else load_senses(senses, device=device)
+    model = load_senses(senses, device=device)
     decisions = decide_annotations(model, anns, parsed)
     result = score(anns, decisions)
     if errors_out:

@@ -9,26 +9,48 @@ from typing import Optional
 
 import typer
 
-mapping_app = typer.Typer(help="Evaluate Algorithm 1's α/β mapping.", no_args_is_help=True)
+mapping_app = typer.Typer(help="Evaluate the α/β mapping against GDTB's annotated arguments.",
+                          no_args_is_help=True)
 
 
 @mapping_app.command("eval")
 def eval_(
     gdtb: Path = typer.Option(..., "--gdtb", help="GDTB directory (raw/, gold/, const/, SPLITS.json)."),
     trees: str = typer.Option("gold", "--trees", help="'gold': map over DIR/const/ trees (mapping "
-                              "measured apart from the parser); 'parser': parse the same tokens."),
+                              "measured apart from the parser); 'parser': parse the same tokens; "
+                              "or a directory of DOC.mrg files (one tree per line, one line per "
+                              "sentence of const/, as --save-trees writes)."),
     parser: str = typer.Option("default", "--parser", help="Parser for --trees parser: 'default', "
                                "a benepar model name, or a path."),
+    save_trees: Optional[Path] = typer.Option(
+        None, "--save-trees", help="Write the trees mapped over to DIR/DOC.mrg, so that a later "
+        "run can take --trees DIR instead of parsing again."),
+    mapping: str = typer.Option("default", "--mapping", help="'default' (α/β widened to the "
+                                "arguments measured better on GDTB) or 'paper' (Algorithm 1 "
+                                "exactly)."),
+    errors: Optional[Path] = typer.Option(
+        None, "--errors", help="Write every relation not matched exactly to FILE, one JSON object "
+        "a line (sentence, tree, predicted and gold spans, missing and extra tokens)."),
     split: Optional[str] = typer.Option("dev", "--split", help="Split of SPLITS.json to score; "
                                         "'all' for every document."),
 ) -> None:
     """Compare mapped α with Arg1 and β with Arg2 for every Explicit GDTB relation whose connective
-    is a taxonomy keyword. Prints progress on stderr and one JSON object as the last stdout line."""
+    is a taxonomy keyword (α with Arg2 for unary relations). Token precision/recall/F1 and exact
+    match, overall and per relation, per mapping category and per keyword position
+    (sentence-initial or medial). Prints progress on stderr and one JSON object as the last
+    stdout line."""
     from ..gdtb import read_gdtb
+    from ..mapping import MAPPINGS
     from ..scorer import evaluate_mapping
 
+    if mapping not in MAPPINGS:
+        raise typer.BadParameter(f"--mapping must be one of {', '.join(MAPPINGS)}")
+    tree_dir = None
     if trees not in ("gold", "parser"):
-        raise typer.BadParameter("--trees must be 'gold' or 'parser'")
+        tree_dir = Path(trees)
+        if not tree_dir.is_dir():
+            raise typer.BadParameter(f"--trees must be 'gold', 'parser' or a directory of DOC.mrg "
+                                     f"files; {trees!r} is none of these")
     docs = read_gdtb(gdtb, None if split == "all" else split)
     p = None
     if trees == "parser":
@@ -41,7 +63,20 @@ def eval_(
         done[0] += 1
         print(f"[{done[0]}/{len(docs)}] {name}", file=sys.stderr, flush=True)
 
-    result = evaluate_mapping(docs, parser=p, progress=progress)
+    def doc_trees(doc) -> list[str]:
+        text = (tree_dir / f"{doc.name}.mrg").read_text(encoding="utf-8")
+        return [line for line in text.splitlines() if line.strip()]
+
+    misses: Optional[list] = [] if errors is not None else None
+    result = evaluate_mapping(docs, parser=p, progress=progress, mapping=mapping,
+                              trees=doc_trees if tree_dir is not None else None, errors=misses,
+                              save_trees=save_trees)
+    if errors is not None:
+        errors.parent.mkdir(parents=True, exist_ok=True)
+        with errors.open("w", encoding="utf-8") as f:
+            for m in misses:
+                f.write(json.dumps(m, ensure_ascii=False) + "\n")
+        print(f"{len(misses)} misses written to {errors}", file=sys.stderr)
     result.update({"trees": trees, "split": split})
     print(json.dumps(result))
 

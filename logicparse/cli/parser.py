@@ -86,6 +86,7 @@ def eval_cmd(
     from ..parser.evalb import evalb
     from ..parser.treebank import read_trees
     from ..ptb import raw_tokens
+    from ..retry import one_by_one
 
     gold = read_trees(treebank)
     if limit:
@@ -102,29 +103,27 @@ def eval_cmd(
     if hasattr(model, "batch_size"):
         model.batch_size = batch_size
     sentences = [raw_tokens(t.leaves()) for t in gold]
-    predicted, failed = [], 0
+    predicted, failed = [], []
     t0 = time.time()
     chunk = max(batch_size * 4, 1)
     bar = _progress(range(len(sentences)), len(sentences), "parsing")
+
+    def flat(s, e):  # a sentence the parser fails on alone scores as a flat tree
+        print(f"sentence failed: {e}", file=sys.stderr)
+        failed.append(s)
+        return "(TOP " + " ".join(f"(X {w})" for w in s) + ")"
+
     for a in range(0, len(sentences), chunk):
         part = sentences[a : a + chunk]
-        try:
-            predicted += [t.to_string() for t in model.parse(part)]
-        except ParseError:
-            for s in part:
-                try:
-                    predicted += [t.to_string() for t in model.parse([s])]
-                except ParseError as e:
-                    print(f"sentence failed: {e}", file=sys.stderr)
-                    failed += 1
-                    predicted.append("(TOP " + " ".join(f"(X {w})" for w in s) + ")")
+        predicted += one_by_one(part, lambda b: [t.to_string() for t in model.parse(b)], flat,
+                                catch=ParseError)
         bar.update(len(part))
     bar.close()
     parse_s = time.time() - t0
     if save_trees:
         save_trees.write_text("\n".join(predicted) + "\n")
     score = evalb(gold, predicted).to_dict()
-    score.update(failed=failed, parser=getattr(model, "name", parser), treebank=str(treebank),
+    score.update(failed=len(failed), parser=getattr(model, "name", parser), treebank=str(treebank),
                  sentences_per_second=round(len(sentences) / parse_s, 2),
                  load_seconds=round(load_s, 2))
     print(json.dumps(score))

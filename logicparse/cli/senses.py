@@ -9,10 +9,10 @@ from typing import List, Optional
 
 import typer
 
-from ..resources import ANNOTATIONS_DIR, sense_models_dir
+from ..resources import ANNOTATIONS_DIR, SENSE_KEYWORDS, sense_models_dir
 
 DEFAULT_KEYWORDS = "since,as,while"  # the paper's three: what `eval` scores by default
-BUNDLED_KEYWORDS = "since,as,while,then,yet"  # what logicparse/models/senses/ holds (docs/senses.md)
+BUNDLED_KEYWORDS = ",".join(SENSE_KEYWORDS)  # what logicparse/models/senses/ holds
 
 senses_app = typer.Typer(
     help="Sense disambiguation of ambiguous keywords (since, as, while, ...): build labelled "

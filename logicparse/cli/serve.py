@@ -22,6 +22,7 @@ def serve(
     workers: Optional[int] = typer.Option(None, envvar="LOGICPARSE_WORKERS", help=_help("workers")),
     parser: Optional[str] = typer.Option(None, envvar="LOGICPARSE_PARSER", help=_help("parser")),
     senses: Optional[str] = typer.Option(None, envvar="LOGICPARSE_SENSES", help=_help("senses")),
+    mapping: Optional[str] = typer.Option(None, envvar="LOGICPARSE_MAPPING", help=_help("mapping")),
     device: Optional[str] = typer.Option(None, envvar="LOGICPARSE_DEVICE", help=_help("device")),
     max_chars: Optional[int] = typer.Option(None, envvar="LOGICPARSE_MAX_CHARS",
                                             help=_help("max_chars")),

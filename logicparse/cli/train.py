@@ -9,6 +9,8 @@ from typing import Optional
 
 import typer
 
+from ..resources import senses_spec
+
 
 class TaskName(str, Enum):
     dream = "dream"
@@ -85,7 +87,7 @@ def train(
         warmup=warmup, clip=clip, max_length=max_length, max_target_length=max_target_length,
         num_beams=num_beams, max_steps=max_steps, limit=limit, seed=seed, device=device,
         bf16=not no_bf16, resume=resume, parser=parser,
-        senses=None if senses.lower() == "none" else senses, annotate_workers=annotate_workers,
+        senses=senses_spec(senses), annotate_workers=annotate_workers,
         log_every=log_every, quiet=quiet)
     result = run(cfg)
     print(json.dumps(result))

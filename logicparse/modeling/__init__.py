@@ -2,13 +2,12 @@
 Face models, and the aligner from word labels (Document records) to subword ``logic_ids``."""
 
 from .aligner import (LogicAligner, as_document, check_document, document_text, join_documents,
-                      label_matrix, read_documents, read_shard_table, subword_words, write_shard)
+                      label_matrix, subword_words)
 from .embedding import LogicalEmbedding, expected_new_parameters, fit_depth
 from .logicalize import from_pretrained, logical_embedding, logicalize
 
 __all__ = [
     "LogicAligner", "LogicalEmbedding", "as_document", "check_document", "document_text",
     "expected_new_parameters", "fit_depth", "from_pretrained", "join_documents", "label_matrix",
-    "logical_embedding", "logicalize", "read_documents", "read_shard_table", "subword_words",
-    "write_shard",
+    "logical_embedding", "logicalize", "subword_words",
 ]

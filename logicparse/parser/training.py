@@ -39,7 +39,8 @@ import torch
 from ..errors import Errors, ModelLoadError
 from .evalb import evalb
 from .layer_cache import BottomLayerCache, span_loss
-from .train_config import load_config, resolve_encoder
+from ..resources import MINILM, encoder_path, known_encoder
+from .train_config import load_config
 from .treebank import TreebankExample, load_examples
 
 
@@ -58,7 +59,7 @@ def build_parser(model_cfg: dict, train_trees: list, pretrained: bool = True):
     if hp["force_root_constituent"] == "auto":
         hp["force_root_constituent"] = decode_chart.ChartDecoder.infer_force_root_constituent(
             train_trees)
-    hp["pretrained_model"] = resolve_encoder(hp["pretrained_model"])
+    hp["pretrained_model"] = encoder_path(hp["pretrained_model"])
     hparams = nkutil.HParams(**hp)
     if pretrained:
         return parse_chart.ChartParser(tag_vocab, label_vocab, None, hparams)
@@ -157,7 +158,7 @@ def train(config_path: str, out_dir: str, resume: bool = False, overrides: Optio
     # Weights training leaves as installed (frozen MiniLM weights) are left out of the export and
     # rebuilt from the package when the model loads.
     omit = []
-    if pretrained and mcfg["pretrained_model"] in ("minilm", "all-MiniLM-L6-v2"):
+    if pretrained and known_encoder(mcfg["pretrained_model"]) == MINILM:
         omit = [f"pretrained_model.{k}" for k, p in parser.pretrained_model.named_parameters()
                 if not p.requires_grad]
     n_params = sum(p.numel() for p in parser.parameters() if p.requires_grad)

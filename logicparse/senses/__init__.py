@@ -56,7 +56,11 @@ def load_senses(spec="default", device: str = "cpu", encoder=None, rules: bool =
     ``meta.json`` -> the rules, then those SVMs with the encoder they were trained for; an encoder
     name or directory (``"albert-base-v2"`` in the local cache) -> the bundled SVMs with that
     encoder, refused unless they were trained for it. ``encoder`` overrides the encoder a model
-    directory names (and is checked the same way); ``rules=False`` leaves out the tree rules."""
+    directory names (and is checked the same way); ``rules=False`` leaves out the tree rules.
+    ``"none"`` is None, as on the command line."""
+    from ..resources import senses_spec
+
+    spec = senses_spec(spec)
     if spec is None:
         return None
     from .decide import KeywordDecisions

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import zipfile
 from functools import lru_cache
 from pathlib import Path
@@ -54,9 +53,9 @@ def bundled_models_dir() -> Path:
 
 def mpnet_models_dir() -> Path:
     """The bundled SVMs over all-mpnet-base-v2 (``load_senses("mpnet")``)."""
-    from ..resources import MODELS_DIR
+    from ..resources import SENSES_MPNET_DIR
 
-    return MODELS_DIR / "senses-mpnet"
+    return SENSES_MPNET_DIR
 
 
 @lru_cache(maxsize=4)

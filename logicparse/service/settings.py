@@ -6,10 +6,12 @@ worker process reads the same settings whichever way they were given.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Literal, Optional
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from ..resources import NO_SENSES, senses_spec
 
 
 class Settings(BaseSettings):
@@ -23,6 +25,9 @@ class Settings(BaseSettings):
         "default", description="Keyword decisions: 'default' (tree rules + sense classifiers), "
         "'rules' (no encoder), 'mpnet' (the optional stronger encoder), a path, or 'none' (every "
         "keyword its lexicon relation, no encoder).")
+    mapping: Literal["default", "paper"] = Field(
+        "default", description="α/β mapping: 'default' (widened to the arguments measured better "
+        "on GDTB) or 'paper' (Algorithm 1 exactly).")
     device: str = Field("cpu", description="Torch device for the parser and sense encoder.")
     max_chars: int = Field(100_000, ge=1, description="Most characters of text in one request.")
     max_texts: int = Field(256, ge=1, description="Most texts in one request.")
@@ -57,10 +62,8 @@ class Settings(BaseSettings):
     @field_validator("senses", mode="before")
     @classmethod
     def _none_means_off(cls, v):
-        # An environment variable cannot hold None: 'none', 'off' and '' all mean no classifiers.
-        if isinstance(v, str) and v.strip().lower() in ("", "none", "off", "false", "lexicon"):
-            return None
-        return v
+        # An environment variable cannot hold None: 'none' means no classifiers, as on the CLI.
+        return senses_spec(v)
 
     @property
     def body_limit(self) -> int:
@@ -72,5 +75,5 @@ class Settings(BaseSettings):
         for name, value in self.model_dump().items():
             if value is None and name != "senses":
                 continue  # unset: the default applies in the worker too
-            out[f"LOGICPARSE_{name.upper()}"] = "none" if value is None else str(value)
+            out[f"LOGICPARSE_{name.upper()}"] = NO_SENSES if value is None else str(value)
         return out

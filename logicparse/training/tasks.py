@@ -199,14 +199,22 @@ def default_cache_dir(data_file: str) -> Path:
 
 
 def load_labels(shards: str, texts: list[str]) -> tuple[dict[str, Document], list[str]]:
-    """Documents of ``shards`` for ``texts`` (by text), checked; returns them and the missing
-    texts."""
-    from ..modeling.aligner import document_text, read_documents
+    """Documents of the shard directories at or under ``shards`` for ``texts`` (by text),
+    checked; returns them and the missing texts. A finished run is verified against its manifest
+    (sha256); an unfinished one (an annotation that was interrupted) is not read, so its texts
+    count as missing and are annotated again."""
+    from ..batch.shards import find_shard_dirs, iter_documents, read_manifest
+    from ..modeling.aligner import check_document, document_text
 
     wanted = {text_id(t): t for t in texts}
     found: dict[str, Document] = {}
-    if os.path.isdir(shards) and any(Path(shards).rglob("*.arrow")):
-        for doc in read_documents(shards):
+    for run in find_shard_dirs(shards):
+        manifest = read_manifest(run)
+        if manifest is not None and not manifest.get("complete"):
+            log.warning("%s is an unfinished annotation run: not read", run)
+            continue
+        for doc in iter_documents(run, verify=True):
+            check_document(doc, str(run))
             key = text_id(doc.text) if doc.text else doc.id
             if key in wanted and key not in found:
                 found[key] = doc
@@ -238,11 +246,10 @@ def annotate_missing(texts: list[str], shards: Path, annotator=None, parser: str
     log.warning("annotating %d texts into %s (or run: logicparse annotate %s --out %s)",
                 len(texts), out, jsonl, out)
     if annotator is not None:
-        from ..batch.shards import documents_to_table, write_shard
+        from ..batch.shards import write_documents
 
-        out.mkdir(parents=True, exist_ok=True)
         docs = list(annotator.pipe(texts, batch_size=batch_size, ids=[text_id(t) for t in texts]))
-        write_shard(out, 0, documents_to_table(docs))
+        write_documents(out, docs)
         return
     from ..batch import RunConfig, WorkerSpec, annotate_corpus
     from ..batch.progress import make_progress

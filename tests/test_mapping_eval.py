@@ -1,0 +1,261 @@
+"""`logicparse mapping eval` and the default mapping: known answers on hand-made GDTB documents,
+the paper's mapping kept exact, and trees that must never break the mapping."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from logicparse import Annotator, annotate_trees
+from logicparse.cli import _register, app
+from logicparse.errors import OptionError
+
+GDTB = Path(__file__).parent / "fixtures" / "mapping" / "gdtb"
+PAPER_TREE = (Path(__file__).parent / "fixtures" / "core" / "paper_example.mrg").read_text()
+
+_register()
+
+
+def run_eval(*args):
+    r = CliRunner().invoke(app, ["mapping", "eval", "--gdtb", str(GDTB), *map(str, args)])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+# The fixture: "It rained . But we played because it was fun . He came and saw(s) ." (tokens 0-15),
+# gold: but  Arg1 = It rained,  Arg2 = we played because it was fun
+#       because  Arg1 = we played,  Arg2 = it was fun
+#       and  Arg1 = He came,  Arg2 = saw(s)         (punctuation is never scored)
+# default mapping: but α = the previous sentence, β = the rest of its sentence (exact);
+#   because α = But we played (one extra token: 'But'), β = it was fun;
+#   and α = He came (the VP conjunct with its clause's subject), β = saw(s) (exact).
+#   α: 7 predicted, 6 gold, 6 right: P 6/7, R 1, F1 12/13; β all 10 right; exact 2/3.
+# paper mapping (Algorithm 1): but α = A = nothing; because α = pa(pa) \ pa = played;
+#   and α = A = came; β as above. α: 2 predicted, both right, of 6: P 1, R 1/3, F1 1/2; exact 0.
+def test_known_answer_default_mapping(tmp_path):
+    errors = tmp_path / "misses.jsonl"
+    r = run_eval("--errors", errors)
+    assert (r["n"], r["mapping"], r["trees"], r["split"]) == (3, "default", "gold", "dev")
+    assert r["alpha"] == {"precision": round(6 / 7, 4), "recall": 1.0, "f1": round(12 / 13, 4)}
+    assert r["alpha_f1"] == round(12 / 13, 4) and r["beta_f1"] == 1.0
+    assert r["exact"] == round(2 / 3, 4)
+    assert r["per_relation"]["causal"] == {"n": 1, "exact": 0.0, "alpha_f1": 0.8, "beta_f1": 1.0}
+    assert r["per_category"]["intrinsic"] == {"n": 2, "exact": 1.0, "alpha_f1": 1.0, "beta_f1": 1.0}
+    assert r["per_category"]["extrinsic"]["alpha_f1"] == 0.8
+    # 'But' opens its sentence; 'because' and 'and' do not. Medial α: 5 predicted, 4 right, 4 gold.
+    assert r["per_position"]["initial"] == {"n": 1, "exact": 1.0, "alpha_f1": 1.0, "beta_f1": 1.0}
+    assert r["per_position"]["medial"] == {"n": 2, "exact": 0.5, "alpha_f1": round(16 / 18, 4),
+                                           "beta_f1": 1.0}
+    (miss,) = [json.loads(line) for line in errors.read_text().splitlines()]
+    assert (miss["keyword"], miss["position"], miss["sentence"]) == ("because", "medial", 1)
+    assert miss["alpha"] == {"predicted": "But we played", "gold": "we played",
+                             "gold_argument": "Arg1", "missing": "", "extra": "But"}
+    assert miss["beta"]["missing"] == miss["beta"]["extra"] == ""
+
+
+def test_known_answer_paper_mapping(tmp_path):
+    errors = tmp_path / "misses.jsonl"
+    r = run_eval("--mapping", "paper", "--errors", errors)
+    assert r["mapping"] == "paper"
+    assert r["alpha"] == {"precision": 1.0, "recall": round(1 / 3, 4), "f1": 0.5}
+    assert r["beta_f1"] == 1.0 and r["exact"] == 0.0
+    # Intrinsic: α 'came' of 'It rained' + 'He came' -> P 1, R 1/4, F1 0.4.
+    assert r["per_category"]["intrinsic"]["alpha_f1"] == 0.4
+    assert r["per_position"]["initial"]["alpha_f1"] == 0.0
+    misses = [json.loads(line) for line in errors.read_text().splitlines()]
+    assert [m["keyword"] for m in misses] == ["But", "because", "and"]
+    assert misses[0]["alpha"]["missing"] == "It rained"
+
+
+def test_trees_saved_and_read_back_give_the_same_figures(tmp_path):
+    first = run_eval("--save-trees", tmp_path / "trees")
+    assert sorted(p.name for p in (tmp_path / "trees").iterdir()) == ["GUM_fixture_map.mrg"]
+    # A token holding brackets is written escaped, so that the tree reads back.
+    assert "(VBD saw-LRB-s-RRB-)" in (tmp_path / "trees" / "GUM_fixture_map.mrg").read_text()
+    again = run_eval("--trees", tmp_path / "trees")
+    assert again["trees"] == str(tmp_path / "trees")
+    assert {k: again[k] for k in ("alpha", "beta", "exact", "per_relation")} == \
+        {k: first[k] for k in ("alpha", "beta", "exact", "per_relation")}
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--mapping", "literal"], "--mapping must be one of default, paper"),
+    (["--trees", "/no/such/dir"], "--trees must be 'gold', 'parser' or a directory"),
+])
+def test_bad_options_are_refused_with_the_choices(args, message):
+    r = CliRunner().invoke(app, ["mapping", "eval", "--gdtb", str(GDTB), *args])
+    assert r.exit_code != 0 and message in " ".join(r.output.split())
+
+
+def test_mapping_option_is_checked_everywhere():
+    with pytest.raises(OptionError, match="Unknown mapping 'x'.*default, paper"):
+        annotate_trees([PAPER_TREE], mapping="x")
+    with pytest.raises(OptionError, match="Unknown mapping"):
+        Annotator(parser=object(), senses=None, mapping="literal")
+
+
+def spans(doc, keyword):
+    rel = next(r for r in doc.relations if r.keyword == keyword)
+    words = lambda ranges: " ".join(doc.tokens[t] for a, b in ranges for t in range(a, b))  # noqa: E731
+    return words(rel.alpha), words(rel.beta)
+
+
+def test_default_mapping_on_the_paper_sentence_differs_only_where_measured():
+    paper, default = annotate_trees([PAPER_TREE], mapping="paper"), annotate_trees([PAPER_TREE])
+    assert spans(paper, "because")[0] == "try very hard not to go that way"
+    # α climbs to the clause: the subject joins (and the sentence's 'But' and final period).
+    assert spans(default, "because") == ("But I try very hard not to go that way .",
+                                         "it would be too easy for them")
+    # Unary relations keep Algorithm 1's span; depths and keys never change.
+    assert spans(default, "not") == spans(paper, "not")
+    assert [(r.key, r.depth) for r in default.relations] == [(r.key, r.depth) for r in paper.relations]
+
+
+def test_default_rules_on_small_trees():
+    first = "(S (NP (PRP It)) (VP (VBD rained)) (. .))"
+    # Sentence-initial coordinator: α is the previous sentence, β the rest of this one.
+    doc = annotate_trees([first, "(S (CC And) (NP (PRP we)) (VP (VBD stayed)) (. .))"])
+    assert spans(doc, "And") == ("It rained .", "we stayed .")
+    # Discourse adverbial after the subject: β is its clause, α the previous sentence.
+    doc = annotate_trees([first, "(S (NP (PRP We)) (ADVP (RB also)) (VP (VBD stayed)) (. .))"])
+    assert spans(doc, "also") == ("It rained .", "We stayed .")
+    # '..., and then Y': α the first conjunct, β the coordinator and the second conjunct.
+    doc = annotate_trees(["(S (S (NP (PRP We)) (VP (VBD ate))) (, ,) (CC and) (ADVP (RB then)) "
+                          "(S (NP (PRP we)) (VP (VBD left))) (. .))"])
+    assert spans(doc, "then") == ("We ate", ", and we left")
+    # A coordinator opening an inner clause: β still runs to the end of the sentence.
+    doc = annotate_trees([first, "(S (S (CC And) (S (NP (PRP we)) (VP (VBD stayed)))) (, ,) "
+                                 "(CC but) (S (NP (PRP they)) (VP (VBD left))) (. .))"])
+    assert spans(doc, "And") == ("It rained .", "we stayed , but they left .")
+    # β of a coordinator stops at the next coordinator of the same list.
+    doc = annotate_trees(["(S (NP (PRP He)) (VP (VP (VBD came)) (, ,) (VP (VBD saw)) (CC and) "
+                          "(VP (VBD went)) (CC but) (VP (VBD returned))) (. .))"])
+    assert spans(doc, "and") == ("He came , saw", "went")
+
+
+BAD_TREES = {
+    "unary chain": ["(S (S (S (NP (NP (PRP We))) (VP (VP (VBD left))))) (SBAR (SBAR (IN because) "
+                    "(S (S (NP (PRP it)) (VP (VBD rained)))))))"],
+    "empty constituents": ["(S (NP-SBJ (-NONE- *)) (NP ) (VP (VBD left) (SBAR (IN because) "
+                           "(S (NP (-NONE- *T*-1)) (VP (VBD rained))))) (. .))",
+                           "(S (NP (PRP We)) (VP (VP (-NONE- *?*)) (CC and) (ADVP (RB then)) "
+                           "(VP (VBD left))) (. .))"],
+    "keyword is the whole sentence": ["(S (NP (PRP It)) (VP (VBD rained)))", "(CC But)",
+                                      "(INTJ (UH No))", "(ADVP (RB However))"],
+    "one-token sentence": ["(RB However)", "(RB Also)"],
+    "first sentence opens with an adverbial": ["(S (ADVP (RB However)) (, ,) (NP (PRP we)) "
+                                               "(VP (VBD stayed) (ADVP (RB also))) (. .))"],
+    "flat tree": ["(S (X And) (X then) (X because) (X we) (X left) (X but) (X also) (X if))"],
+}
+
+
+@pytest.mark.parametrize("mapping", ["default", "paper"])
+@pytest.mark.parametrize("case", sorted(BAD_TREES))
+def test_odd_trees_give_valid_spans_never_an_exception(case, mapping):
+    doc = annotate_trees(BAD_TREES[case], mapping=mapping)
+    assert doc.relations, "every case holds at least one keyword"
+    n = len(doc.tokens)
+    for rel in doc.relations:
+        for a, b in rel.key + rel.alpha + rel.beta:
+            assert 0 <= a < b <= n
+        assert not (set(range(*rel.key[0])) & {t for a, b in rel.alpha + rel.beta
+                                               for t in range(a, b)}), "a key is never an argument"
+
+
+def test_empty_constituents_are_not_tokens_and_first_sentence_has_no_previous():
+    doc = annotate_trees(BAD_TREES["empty constituents"])
+    assert doc.tokens == ["left", "because", "rained", ".", "We", "and", "then", "left", "."]
+    assert spans(doc, "because") == ("left .", "rained")
+    # The empty VP is no conjunct: 'then' has no clause before it in its sentence.
+    assert spans(doc, "then") == ("left because rained .", "We and left .")
+    doc = annotate_trees(BAD_TREES["first sentence opens with an adverbial"])
+    assert spans(doc, "However") == ("", ", we stayed also .")
+    doc = annotate_trees(BAD_TREES["keyword is the whole sentence"])
+    assert spans(doc, "But") == ("It rained", "")
+
+
+def test_annotator_and_annotate_command_take_the_mapping(lexicon_annotator, tmp_path):
+    """The real parser: the option reaches the mapping, and `annotate` records it."""
+    from logicparse.batch import read_manifest, read_shards
+
+    text = "I try very hard because it would be too easy."
+    paper = Annotator(parser=lexicon_annotator.parser, senses=None, mapping="paper")
+    assert (paper.mapping, lexicon_annotator.mapping) == ("paper", "default")
+    assert spans(paper.annotate(text), "because")[0] == "try very hard"
+    assert spans(lexicon_annotator.annotate(text), "because")[0] == "I try very hard ."
+    (tmp_path / "doc.txt").write_text(text)
+    for mapping in ("paper", "default"):
+        out = tmp_path / mapping
+        r = CliRunner().invoke(app, ["annotate", str(tmp_path / "doc.txt"), "--out", str(out),
+                                     "--senses", "none", "--mapping", mapping, "--quiet"])
+        assert r.exit_code == 0, r.output
+        manifest = read_manifest(out)
+        assert manifest["mapping"] == manifest["settings"]["mapping"] == mapping
+        (row,) = read_shards(out).to_pylist()
+        rel = next(x for x in row["relations"] if x["keyword"] == "because")
+        assert [row["tokens"][i] for a, b in rel["alpha"] for i in range(a, b)][0] == (
+            "try" if mapping == "paper" else "I")
+
+
+class GoldShapedParser:
+    """Parser stand-in: the fixture's gold trees with the raw tokens as leaves, as a real
+    parser returns them (``saw(s)``, not ``saw-LRB-s-RRB-``)."""
+
+    def __init__(self, doc):
+        from logicparse.trees import read_tree
+
+        self.trees = [read_tree(t) for t in doc.trees]
+
+    def parse(self, token_lists):
+        import dataclasses
+
+        return [dataclasses.replace(t, leaves=list(toks)) for t, toks in zip(self.trees, token_lists)]
+
+
+def test_parser_trees_with_bracketed_tokens_are_saved_readably(tmp_path):
+    from logicparse.gdtb import read_gdtb
+    from logicparse.scorer import evaluate_mapping
+
+    (doc,) = read_gdtb(GDTB, "dev")
+    parsed = evaluate_mapping([doc], parser=GoldShapedParser(doc), save_trees=tmp_path)
+    saved = (tmp_path / "GUM_fixture_map.mrg").read_text()
+    assert "saw-LRB-s-RRB-" in saved and "saw(s)" not in saved
+    again = evaluate_mapping([doc], trees=lambda d: saved.splitlines())
+    assert again == parsed == evaluate_mapping([doc])
+
+
+FIRST = "(S (NP (PRP It)) (VP (VBD rained)) (. .))"
+RULE_CASES = [  # (rule, second sentence, keyword, (α, β) with the rule; without it they differ)
+    ("skip_parentheticals", "(S (NP (PRP We)) (VP (VBD left) (PRN (, ,) (S (NP (PRP I)) (VP (VBP "
+     "think))) (, ,)) (SBAR (IN because) (S (NP (PRP it)) (VP (VBD rained))))) (. .))",
+     "because", ("We left .", "it rained")),
+    ("conjunct_stop", "(S (NP (PRP We)) (VP (VP (VBD ate)) (, ,) (CC and) (VP (VBD left) (SBAR (IN "
+     "because) (S (NP (PRP it)) (VP (VBD rained)))))) (. .))", "because", ("and left", "it rained")),
+    ("flat_adjunct", "(S (NP (PRP It)) (VP (VBZ helps) (NP (NP (NN practice)) (IN in) (S (VP (VBG "
+     "learning) (NP (NNS words)))))) (. .))", "in", ("It helps practice .", "learning words")),
+    ("split_keyword", "(S (NP (PRP We)) (VP (VBD left) (ADVP (ADVP (RB as) (RB soon)) (SBAR (IN as) "
+     "(S (NP (PRP it)) (VP (VBD stopped)))))) (. .))", "as soon as", ("We left .", "it stopped")),
+    ("coordinated_any", "(S (SBAR (IN If) (S (NP (PRP it)) (VP (VBZ rains)))) (, ,) (CC and) (S "
+     "(ADVP (RB then)) (NP (PRP we)) (VP (VBP stay))) (. .))", "then",
+     ("If it rains", ", and we stay")),
+    ("adverbs_only", "(S (NP (PRP We)) (VP (VBD worked) (PP (ADVP (IN as) (RB never) (RB before)) "
+     "(PP (IN with) (NP (PRP them))))) (. .))", "as", ("with them", "never before")),
+    ("vp_conjunct", "(S (NP (PRP We)) (VP (VP (VBD ate)) (, ,) (CC and) (VP (ADVP (RB therefore)) "
+     "(VP (VBD left)))) (. .))", "therefore", ("We ate", ", and left")),
+    ("sentence_beta", "(S (S (NP (PRP We)) (ADVP (RB also)) (VP (VBD stayed))) (CC and) (S (NP "
+     "(PRP they)) (VP (VBD left))) (. .))", "also", ("It rained .", "We stayed and they left .")),
+]
+
+
+@pytest.mark.parametrize("rule,tree,keyword,expected", RULE_CASES, ids=[c[0] for c in RULE_CASES])
+def test_each_rule_on_a_tree_it_decides(rule, tree, keyword, expected):
+    from logicparse import arguments
+
+    assert rule in arguments.RULES
+    assert spans(annotate_trees([FIRST, tree]), keyword) == expected
+    arguments.ACTIVE.discard(rule)
+    try:
+        assert spans(annotate_trees([FIRST, tree]), keyword) != expected, "the rule decides it"
+    finally:
+        arguments.ACTIVE.add(rule)
