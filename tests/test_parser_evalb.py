@@ -92,7 +92,7 @@ def test_constants_are_collins_prm():
 
 
 def test_gold_given_as_prediction_scores_one():
-    gold = [line for line in _lines("sample.gld")]
+    gold = _lines("sample.gld")
     s = E.evalb(gold, gold)
     assert (s.f1, s.precision, s.recall) == (1.0, 1.0, 1.0)
     assert s.exact == s.sentences == 24 and s.errors == s.skipped == 0
