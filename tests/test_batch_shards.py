@@ -109,6 +109,19 @@ def test_verify_detects_a_changed_shard(tmp_path):
         sh.read_shards(tmp_path, verify=True)
 
 
+def test_checked_paths_refuses_unfinished_runs_and_verifies_only_when_asked(tmp_path):
+    # What stats and the aligner rely on when they call it with its defaults.
+    write_dir(tmp_path / "unfinished", {"complete": False, "planned_shards": 5})
+    with pytest.raises(DataFormatError, match="unfinished run"):
+        sh.checked_paths(tmp_path / "unfinished")
+    write_dir(tmp_path / "changed")
+    sh.write_shard(tmp_path / "changed", 1, sh.documents_to_table(docs()[:1]))
+    assert [p.name for p in sh.checked_paths(tmp_path / "changed")] == [
+        "shard-00000.arrow", "shard-00001.arrow"]
+    with pytest.raises(DataFormatError, match="does not match manifest.json"):
+        sh.checked_paths(tmp_path / "changed", verify=True)
+
+
 def test_schema_version_is_checked(tmp_path):
     write_dir(tmp_path, {"schema_version": "0"})
     with pytest.raises(DataFormatError, match="schema version 0"):
