@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence
 
+from ..trees import ParseTree
+
 
 class Parser(Protocol):
-    name: str  # identifier written to shard manifests, e.g. "logicparse-minilm-v1" or "benepar_en3"
+    name: str  # identifier written to shard manifests, e.g. "logicparse-minilm-v4" or "benepar_en3"
     max_length: int  # most tokens one sentence may have; longer ones are split by the Annotator
 
-    def parse(self, sentences: Sequence[Sequence[str]]) -> list[str]:
-        """One bracketed tree per sentence, leaves = the given tokens in order (no TOP wrapper
-        needed; one is removed if present). Raises ParseError for a sentence it cannot parse."""
+    def parse(self, sentences: Sequence[Sequence[str]]) -> list[ParseTree]:
+        """One tree per sentence, leaves = the given tokens in order (a ROOT/TOP wrapper is
+        removed by the Annotator if present). Raises ParseError for a sentence it cannot parse."""
         ...
 
 
