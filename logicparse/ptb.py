@@ -17,12 +17,25 @@ _RAW = {**UNESCAPES, "``": '"', "''": '"'}
 TOKEN = re.compile(r"\(|\)|[^\s()]+")
 
 
+# A bracket inside a token (``friend(s)``) is escaped in place (``friend-LRB-s-RRB-``), as GUM's
+# trees write it; whole-bracket tokens are the common case and take the dictionary alone.
+_INNER = re.compile("|".join(re.escape(e) for e in UNESCAPES))
+
+
 def escape(token: str) -> str:
-    return ESCAPES.get(token, token)
+    hit = ESCAPES.get(token)
+    if hit is not None:
+        return hit
+    if "(" in token or ")" in token or "[" in token or "]" in token or "{" in token or "}" in token:
+        return "".join(ESCAPES.get(c, c) for c in token)
+    return token
 
 
 def unescape(leaf: str) -> str:
-    return UNESCAPES.get(leaf, leaf)
+    hit = UNESCAPES.get(leaf)
+    if hit is not None:
+        return hit
+    return _INNER.sub(lambda m: UNESCAPES[m.group()], leaf) if "-" in leaf else leaf
 
 
 def raw_tokens(leaves: list[str]) -> list[str]:

@@ -19,7 +19,6 @@ per keyword position: ``initial`` when only punctuation precedes the keyword in 
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import unicodedata
 from collections import defaultdict
 from pathlib import Path
@@ -82,14 +81,6 @@ def gdtb_sentences(doc: GdtbDocument, parser=None, trees: Optional[Sequence[str]
     return sentences
 
 
-def _bracketed(tree) -> str:
-    """One line that reads back to the same tree: brackets inside a token (``friend(s)``) are
-    written ``-LRB-``/``-RRB-`` as in GUM's trees (only whole-bracket tokens are escaped by
-    ``to_string``); the tokens themselves always come from the GDTB text."""
-    leaves = [w if w in "()" else w.replace("(", "-LRB-").replace(")", "-RRB-") for w in tree.leaves]
-    return dataclasses.replace(tree, leaves=leaves).to_string()
-
-
 class _Group:
     """Scores of one slice of the relations (all, one relation, one category, one position)."""
 
@@ -140,7 +131,7 @@ def evaluate_mapping(docs: Iterable[GdtbDocument], parser=None, progress=None,
             save_trees = Path(save_trees)
             save_trees.mkdir(parents=True, exist_ok=True)
             (save_trees / f"{doc.name}.mrg").write_text(
-                "".join(_bracketed(s.tree) + "\n" for s in sentences), encoding="utf-8")
+                "".join(s.tree.to_string() + "\n" for s in sentences), encoding="utf-8")
         mapped = build_documents([(doc.name, doc.text, sentences)], senses=None, mapping=mapping)[0]
         punct = {i for i, t in enumerate(mapped.tokens) if _is_punct(t)}
         by_key = {tuple(sorted(_tokens(r.key))): r for r in mapped.relations}

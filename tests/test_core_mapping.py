@@ -130,6 +130,11 @@ def test_tree_reader_strips_wrappers_and_reads_escaped_brackets():
     t = read_tree("( (S (NP (NNP Mr.) (-LRB- -LRB-) (NNP X) (-RRB- -RRB-)) (VP (VBD left))) )")
     assert t.labels[0] == "S" and t.leaves == ["Mr.", "(", "X", ")", "left"]
     assert t.to_string() == "(S (NP (NNP Mr.) (-LRB- -LRB-) (NNP X) (-RRB- -RRB-)) (VP (VBD left)))"
+    # A bracket inside a token is escaped in place (as GUM writes it) and read back.
+    inner = read_tree("(S (NP (NNS friend-LRB-s-RRB-) (NN a{b}c)) (VP (VBD came)))")
+    assert inner.leaves == ["friend(s)", "a{b}c", "came"]
+    assert inner.to_string() == "(S (NP (NNS friend-LRB-s-RRB-) (NN a-LCB-b-RCB-c)) (VP (VBD came)))"
+    assert read_tree(inner.to_string()) == inner
     assert list(split_trees("(S (X a))\n(S (X b)\n (Y c))")) == ["(S (X a))", "(S (X b)\n (Y c))"]
     assert read_tree("(ROOT (S (NN a) (NN b)))").to_string() == "(S (NN a) (NN b))"
 
