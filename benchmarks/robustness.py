@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 
 import httpx
-from service_load import free_port, rss_mb  # this folder is on sys.path when run as a script
+from service_load import rss_mb, run_server  # this folder is on sys.path when run as a script
 
 SENTENCE = "She left early since she had a train to catch."
 CLI = [sys.executable, "-c", "from logicparse.cli import main; main()"]
@@ -61,34 +61,8 @@ def check(case: int, name: str, ok: bool, detail: str = "") -> bool:
 @contextlib.contextmanager
 def serve(*flags: str, log: Path):
     """`logicparse serve` on a free port of 127.0.0.1; yields (url, port, process)."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    out = open(log, "w")
-    proc = subprocess.Popen([*CLI, "serve", "--host", "127.0.0.1", "--port", str(port),
-                             "--log-level", "warning", *flags],
-                            stdout=out, stderr=subprocess.STDOUT)
-    try:
-        t0 = time.monotonic()
-        while True:
-            if proc.poll() is not None:
-                sys.exit(f"logicparse serve exited with {proc.returncode}: {log.read_text()}")
-            try:
-                if httpx.get(url + "/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() - t0 > 300:
-                sys.exit("logicparse serve did not become ready in 300 s")
-            time.sleep(0.3)
+    with run_server(*flags, log=log, ready_within=300) as (url, port, proc, _):
         yield url, port, proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        out.close()
 
 
 # --- 1 ----------------------------------------------------------------------------------------

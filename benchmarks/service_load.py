@@ -128,37 +128,48 @@ def single_latency(url: str, n: int) -> dict:
 
 
 @contextlib.contextmanager
-def serve(parser: str = "default", senses: str = "default", workers: int = 1, queue: int = 16,
-          batch_size: int = 16):
-    """`logicparse serve` on a free port of 127.0.0.1; yields (url, pid, startup seconds, readyz)."""
+def run_server(*flags: str, log=None, ready_within: float = 600.0):
+    """`logicparse serve FLAGS` on a free port of 127.0.0.1, once it is ready; yields (url, port,
+    process, startup seconds) and stops it with SIGTERM after. ``log``: a file for its output."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = dict(os.environ)  # the command sets the offline environment itself
+    out = open(log, "w") if log else None
     cmd = [sys.executable, "-c", "from logicparse.cli import main; main()", "serve",
-           "--host", "127.0.0.1", "--port", str(port), "--parser", parser, "--senses", senses,
-           "--workers", str(workers), "--queue", str(queue), "--batch-size", str(batch_size),
-           "--log-level", "warning"]
-    server = subprocess.Popen(cmd, env=env)
+           "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", *flags]
+    server = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT if out else None)
     try:
         t0 = time.perf_counter()
         while True:
             if server.poll() is not None:
-                sys.exit(f"logicparse serve exited with {server.returncode}")
+                said = f": {open(log).read()}" if log else ""
+                sys.exit(f"logicparse serve exited with {server.returncode}{said}")
             try:
                 if httpx.get(url + "/readyz", timeout=2).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
-            if time.perf_counter() - t0 > 600:
-                sys.exit("logicparse serve did not become ready in 600 s")
-            time.sleep(0.5)
-        yield url, server.pid, time.perf_counter() - t0, httpx.get(url + "/readyz").json()
+            if time.perf_counter() - t0 > ready_within:
+                sys.exit(f"logicparse serve did not become ready in {ready_within:.0f} s")
+            time.sleep(0.3)
+        yield url, port, server, time.perf_counter() - t0
     finally:
-        server.terminate()
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        if server.poll() is None:
+            server.terminate()
+            try:
+                server.wait(60)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        if out:
+            out.close()
+
+
+@contextlib.contextmanager
+def serve(parser: str = "default", senses: str = "default", workers: int = 1, queue: int = 16,
+          batch_size: int = 16):
+    """The service as the load runs use it; yields (url, pid, startup seconds, readyz)."""
+    with run_server("--parser", parser, "--senses", senses, "--workers", str(workers),
+                    "--queue", str(queue), "--batch-size", str(batch_size)) as (url, _, proc, t):
+        yield url, proc.pid, t, httpx.get(url + "/readyz").json()
 
 
 def main() -> None:
