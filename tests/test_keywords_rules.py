@@ -6,7 +6,7 @@ import pytest
 import logicparse
 from logicparse.senses import load_senses
 from logicparse.senses.decide import KeywordDecisions, query
-from logicparse.senses.rules import UNDECIDED, decide
+from logicparse.senses.rules import UNDECIDED, base, decide
 from logicparse.taxonomy import keywords
 from logicparse.trees import read_tree
 
@@ -172,3 +172,306 @@ def test_rules_never_raise_on_any_position():
             for start in range(0, len(t.leaves) - width + 1):
                 r = decide(kw, t, start, start + width)
                 assert r is UNDECIDED or r is None or r in logicparse.RELATIONS
+
+
+def decided(tree: str, keyword: str, nth: int, expected):
+    """Assert the rule's decision (a relation, None or UNDECIDED) for one occurrence."""
+    got = rule(tree, keyword, nth)
+    assert (got is expected) if expected is None or expected is UNDECIDED else got == expected, got
+
+
+# One sentence for each branch and each listed word or tag of a rule: a broken word list or a
+# flipped test changes the decision on at least one of them. Labels follow docs/labelling.md.
+LIKE = [
+    # a verb, an adjective, a noun, a filler or a quotative: none, whatever follows
+    ("(S (NP (NNS People)) (PP (IN of) (NP (JJ like) (NN mind))) (VP (VBP agree)))", None),
+    ("(S (NP (DT The) (NN post)) (VP (VBD got) (NP (DT a) (NN like))) (. .))", None),
+    ("(S (NP (PRP it)) (VP (VBD was) (INTJ (UH like)) (ADJP (JJ huge))))", None),
+    ("(S (NP (PRP it)) (VP (VBD was) (INTJ like) (ADJP (JJ huge))))", None),
+    ("(S (NP (PRP It)) (VP (VBZ costs) (NP (QP (RB like) (CD five)) (NNS dollars))))", None),
+    ("(S (NP (PRP he)) (VP (VBD was) (PRT (RP like)) (INTJ (UH oh) (PRP$ my) (NN god))))", None),
+    # a dash or a pause around it: an adjective or a filler, even when tagged as a preposition
+    ("(NP (DT a) (NN dream) (HYPH -) (IN like) (NN state))", None),
+    ("(NP (DT a) (NN dream) (HYPH –) (IN like) (NN state))", None),
+    ("(S (CC and) (NP (PRP he)) (VP (VBZ goes) (PP (IN like) (, ,) (S (NP (PRP I)) (VP (VBP know))))))", None),
+    ("(S (CC and) (NP (PRP he)) (VP (VBZ goes) (PP (IN like) (: –) (S (NP (PRP I)) (VP (VBP know))))))", None),
+    ("(S (CC and) (NP (PRP he)) (VP (VBZ goes) (PP (IN like) (: -) (S (NP (PRP I)) (VP (VBP know))))))", None),
+    ("(S (CC and) (NP (PRP he)) (VP (VBZ goes) (PP (IN like) (: —) (S (NP (PRP I)) (VP (VBP know))))))", None),
+    ("(S (CC and) (NP (PRP he)) (VP (VBZ goes) (PP (IN like) (: :) (S (NP (PRP I)) (VP (VBP know))))))", None),
+    ("(S (CC and) (NP (PRP he)) (VP (VBZ goes) (PP (IN like) (: ...) (S (NP (PRP I)) (VP (VBP know))))))", None),
+    ("(S (CC and) (NP (PRP he)) (VP (VBZ goes) (PP (IN like) (: …) (S (NP (PRP I)) (VP (VBP know))))))", None),
+    # quotative "was like" before a quote; "was like" before a noun phrase is a resemblance
+    ('(S (NP (PRP I)) (VP (VBD was) (PP (IN like) (`` ") (INTJ (UH no)) (\'\' "))))', None),
+    ('(S (NP (PRP I)) (VP (VBD was) (PP (IN like) (`` “) (INTJ (UH no)) (\'\' ”))))', None),
+    ("(S (NP (PRP It)) (VP (VBD was) (PP (IN like) (NP (DT a) (NN dream)))))", "analogy"),
+    ('(S (NP (PRP She)) (VP (VBD said) (PP (IN like) (`` ") (INTJ (UH no)) (\'\' "))))', "analogy"),
+    # evidential "looks like" (= it seems): none
+    ("(S (NP (PRP They)) (VP (VBP look) (PP (IN like) (NP (CD sixteen)))))", None),
+    ("(S (NP (PRP It)) (VP (VBD looked) (PP (IN like) (S (NP (EX there)) (VP (VBD was) (NP (DT a) (NN drop)))))))", None),
+    ("(S (NP (PRP It)) (VP (VBZ seems) (PP (IN like) (S (NP (NN everyone)) (VP (VBD left))))))", None),
+    ("(S (NP (PRP They)) (VP (VBP seem) (PP (IN like) (S (NP (PRP they)) (VP (VBD won))))))", None),
+    ("(S (NP (PRP It)) (VP (VBD seemed) (PP (IN like) (S (NP (NN everyone)) (VP (VBD left))))))", None),
+    ("(S (NP (PRP It)) (VP (VBZ sounds) (PP (IN like) (S (NP (PRP they)) (VP (VBD won))))))", None),
+    ("(S (NP (PRP You)) (VP (VBP sound) (PP (IN like) (S (NP (PRP you)) (VP (VBD won))))))", None),
+    ("(S (NP (PRP It)) (VP (VBD sounded) (PP (IN like) (S (NP (PRP they)) (VP (VBD won))))))", None),
+    # a filler before a verb
+    ("(S (NP (PRP I)) (VP (MD could) (PP (IN like) (VP (VB post) (NP (DT a) (NN vlog))))))", None),
+    # examples: a class noun (or a comma) on the left, names or a list on the right
+    ("(NP (NP (DT a) (NN country)) (PP (IN like) (NP (NNP Australia))))", "example"),
+    ("(NP (NP (NNS bands)) (PP (IN like) (NP (DT the) (NNPS Beatles))))", "example"),
+    ("(NP (NP (NNS fruits)) (PP (IN like) (NP (NP (DT the) (NN apple)) (CC and) (NP (DT the) (NN pear)))))",
+     "example"),
+    ("(NP (NP (NNS things)) (, ,) (PP (IN like) (NP (NNS shirts) (CC or) (NNS blankets))))", "example"),
+    ("(NP (NP (NNS items)) (PP (IN like) (NP (NNS shirts) (CC or) (NNS blankets))))", "example"),
+    ("(NP (NP (NNS items)) (PP (IN like) (NP (NNS toiletries) (, ,) (NN paper) (, ,) (NN water))))", "example"),
+    # similar to, no members named: analogy
+    ("(NP (NP (DT a) (NN noise)) (PP (IN like) (NP (NN paper))))", "analogy"),
+    ("(S (S (NP (PRP It)) (VP (VBD stopped))) (CC and) (S (NP (PRP I)) (VP (VBD heard) (NP (NP (DT a) "
+     "(NN noise)) (PP (IN like) (NP (NN paper)))))))", "analogy"),
+    ("(S (NP (NNP John)) (VP (VBZ knows) (NP (NP (NNS people)) (PP (IN like) (NP (DT that))))))", "analogy"),
+    ("(S (NP (PRP He)) (VP (VBD dressed) (PRT (RP up)) (PP (IN like) (NP (NNP Undertaker)))))", "analogy"),
+]
+
+
+@pytest.mark.parametrize("tree,expected", LIKE)
+def test_like_branches(tree, expected):
+    decided(tree, "like", 0, expected)
+
+
+WHEN = [
+    # "when it comes to" (= regarding): none; "when it rains": temporal
+    ("(S (SBAR (WHADVP (WRB When)) (S (NP (PRP it)) (VP (VBD came) (PP (TO to) (NP (NN money)))))) (, ,) "
+     "(NP (PRP he)) (VP (VBD was) (ADJP (JJ cheap))))", 0, None),
+    ("(S (SBAR (WHADVP (WRB When)) (S (NP (PRP it)) (VP (VBP come) (PP (TO to) (NP (NN money)))))) (, ,) "
+     "(NP (PRP he)) (VP (VBZ is) (ADJP (JJ cheap))))", 0, None),
+    ("(S (NP (PRP We)) (VP (VBP stay) (PP (IN in)) (SBAR (WHADVP (WRB when)) (S (NP (PRP it)) (VP (VBZ rains))))))",
+     0, "temporal"),
+    # a question: none; a clause opening a sentence that ends in a question: temporal
+    ("(SBARQ (WHADVP (WRB When)) (. ?))", 0, None),
+    ("(SBARQ (SBAR (WHADVP (WRB When)) (S (NP (PRP you)) (VP (VBP go)))) (, ,) (SQ (MD will) (NP (PRP you)) "
+     "(VP (VB call))) (. ?))", 0, "temporal"),
+    ("(S (SBAR (WHADVP (WRB When)) (S (NP (PRP you)) (VP (VBP go)))) (, ,) (VP (VB call) (NP (PRP me))) (. .))",
+     0, "temporal"),
+    # an embedded question, past a focus adverb: none
+    ("(S (NP (PRP It)) (VP (VBZ is) (RB not) (ADJP (JJ clear) (SBAR (WHADVP (RB just) (WRB when)) "
+     "(S (NP (DT the) (NN change)) (VP (VBD began)))))))", 0, None),
+    # a relative clause on a noun phrase (also a noun phrase standing alone): none
+    ("(NP (NP (DT the) (JJ barren) (NN time)) (PP (IN in) (NP (NNP March))) (SBAR (WHADVP (WRB when)) "
+     "(S (NP (NNS trees)) (VP (VBP sleep)))))", 0, None),
+    ("(S (NP (NP (DT the) (JJ barren) (NN time)) (PP (IN in) (NP (NNP March))) (SBAR-TMP (WHADVP (WRB when)) "
+     "(S (NP (NNS trees)) (VP (VBP sleep))))) (VP (VBD ended)))", 0, None),
+    # "how ... and when": a coordinated embedded question; a clause after "and" alone: temporal
+    ("(S (NP (PRP I)) (VP (VBD asked) (SBAR (SBAR (WHADVP (WRB how)) (S (NP (PRP it)) (VP (VBZ works)))) (CC and) "
+     "(SBAR (WHADVP (WRB when)) (S (NP (PRP it)) (VP (VBZ occurs)))))))", 0, None),
+    ("(SBAR (SBAR (WHADVP (WRB How)) (S (NP (PRP it)) (VP (VBZ works)))) (CC and) (SBAR (WHADVP (WRB when)) "
+     "(S (NP (PRP it)) (VP (VBZ occurs)))))", 0, None),
+    ("(S (S (NP (PRP He)) (VP (VBD called))) (CC and) (S (SBAR (WHADVP (WRB when)) (S (NP (PRP I)) "
+     "(VP (VBD answered)))) (, ,) (NP (PRP he)) (VP (VBD asked) (SBAR (WHNP (WP what)) (S (NP (PRP I)) "
+     "(VP (VBD wanted)))))))", 0, "temporal"),
+    ("(S (SBAR (WHADVP (WRB When)) (S (NP (PRP it)) (VP (VBZ rains)))) (, ,) (SBAR (WHNP (WDT which)) "
+     "(S (VP (VBZ is) (ADVP (RB often))))) (, ,) (NP (PRP we)) (VP (VBP stay) (ADVP (RB in))))", 0, "temporal"),
+]
+
+
+@pytest.mark.parametrize("tree,nth,expected", WHEN)
+def test_when_branches(tree, nth, expected):
+    decided(tree, "when", nth, expected)
+
+
+IF = [
+    # hedges "if any", "if anything", "if ever": none; "if anything happens": a condition
+    ("(NP (NP (JJ little)) (, ,) (SBAR (IN if) (NP (NN anything))) (, ,))", None),
+    ("(NP (JJ little) (IN if) (DT any) (NN effect))", None),
+    ("(S (NP (PRP They)) (ADVP (RB rarely) (IN if) (RB ever)) (VP (VBP call)))", None),
+    ("(S (NP (PRP They)) (ADVP (RB seldom) (IN if) (RB ever)) (VP (VBP call)))", None),
+    ("(NP (NP (DT the) (NNS effects)) (, ,) (SBAR (IN if) (NP (DT any))) (, ,))", None),
+    ("(S (NP (PRP I)) (VP (MD will) (VP (VB call) (SBAR (IN if) (S (NP (NN anything)) (VP (VBZ happens)))))))",
+     "conditional"),
+    # "what if": a hypothetical condition, even after a verb of asking
+    ("(S (ADVP (RB So)) (NP (PRP I)) (VP (VBD asked) (SBAR (WHNP (WP what)) (SBAR (IN if) (S (NP (PRP it)) "
+     "(VP (VBZ rains)))))))", "conditional"),
+    # "ask if": whether, up to three words back, from the first word on; not past a comma
+    ("(S (VP (VB Ask) (SBAR (IN if) (S (NP (PRP it)) (VP (VBZ is) (ADJP (JJ open)))))) (. .))", None),
+    ("(S (NP (PRP I)) (VP (VBD asked) (NP (PRP him)) (SBAR (IN if) (S (NP (PRP he)) (VP (VBD came))))))", None),
+    ("(S (NP (PRP I)) (VP (VBD asked) (NP (PRP him)) (ADVP (RB quietly)) (SBAR (IN if) (S (NP (PRP he)) "
+     "(VP (VBD came))))))", None),
+    ("(S (NP (PRP I)) (VP (VBP know) (SBAR (S (NP (PRP we)) (VP (VBP go) (ADVP (RB home)) (SBAR (IN if) "
+     "(S (NP (PRP it)) (VP (VBZ rains)))))))))", "conditional"),
+    ("(S (NP (PRP I)) (VP (VBP know) (SBAR (IN that) (, ,) (SBAR (IN if) (S (NP (PRP you)) (VP (VBP go)))) (, ,) "
+     "(S (NP (PRP I)) (VP (VBP go))))))", "conditional"),
+    ("(S (NP (PRP We)) (VP (MD will) (VP (VB leave) (SBAR (IN if) (S (NP (PRP it)) (VP (VBZ rains)))))))",
+     "conditional"),
+    # prepositions and "say" among the question takers do not make an `if` a "whether"
+    ("(S (VP (VB Turn) (NP (DT the) (NN light)) (PRT (RP on)) (SBAR (IN if) (S (NP (PRP it)) (VP (VBZ is) "
+     "(ADJP (JJ dark)))))))", "conditional"),
+    ("(S (VP (VB Call) (PP (IN upon) (NP (PRP me))) (SBAR (IN if) (S (NP (PRP you)) (VP (VBP need) "
+     "(NP (NN help)))))))", "conditional"),
+    ("(S (VP (VB Talk) (PP (IN about) (NP (PRP it))) (SBAR (IN if) (S (NP (PRP you)) (VP (VBP want))))))",
+     "conditional"),
+    ("(S (VP (VB Think) (PP (IN of) (NP (PRP me))) (SBAR (IN if) (S (NP (PRP you)) (VP (MD can))))))",
+     "conditional"),
+    ("(S (VP (VB Say) (ADVP (RB so)) (SBAR (IN if) (S (NP (PRP you)) (VP (VBP agree))))))", "conditional"),
+    ("(S (NP (PRP I)) (VP (VBD said) (INTJ (UH yes)) (SBAR (IN if) (S (NP (PRP he)) (VP (VBZ pays))))))",
+     "conditional"),
+]
+
+
+@pytest.mark.parametrize("tree,expected", IF)
+def test_if_branches(tree, expected):
+    decided(tree, "if", 0, expected)
+
+
+THEN = [
+    ("(S (NP (NP (PRP$ His) (JJ then) (NN wife)) (VP (VBD left))))", None),  # adjective
+    ("(S (NP (DT The) (RB then) (NN president)) (VP (VBD spoke)))", None),  # mis-tagged adjective
+    ("(S (NP (DT A) (RB then) (JJ unknown) (NN actor)) (VP (VBD won)))", None),
+    ("(S (NP (PRP We)) (VP (VBD ate)) (CC and) (S (ADVP (RB then)) (NP (NN dinner)) (VP (VBD came))))", UNDECIDED),
+]
+
+
+@pytest.mark.parametrize("tree,expected", THEN)
+def test_then_branches(tree, expected):
+    decided(tree, "then", 0, expected)
+
+
+SINCE = [
+    ("(S (NP (PRP She)) (VP (VBZ has) (RB since) (VP (VBN learned) (NP (PRP it)))))", "temporal"),
+    ("(S (NP (PRP It)) (VP (VBZ has) (ADVP (RB long) (IN since)) (VP (VBN closed))))", "temporal"),
+    ("(S (NP (PRP We)) (VP (VBP have) (VP (VBN met) (SBAR (RB ever) (IN since) (S (NP (PRP he)) "
+     "(VP (VBD left)))))))", "temporal"),
+    ("(S (NP (PRP We)) (VP (VBP have) (RB n't) (VP (VBN had) (NP (DT a) (NN show)) (SBAR (IN since)))) (. .))",
+     "temporal"),
+    ("(S (NP (PRP We)) (VP (VBP have) (RB n't) (VP (VBN met) (SBAR (IN since)))))", "temporal"),
+    ("(PP (IN Since) (NP (CD 1990)))", "temporal"),  # a heading: the PP is the whole tree
+]
+
+
+@pytest.mark.parametrize("tree,expected", SINCE)
+def test_since_branches(tree, expected):
+    decided(tree, "since", 0, expected)
+
+
+AS = [
+    # equatives and comparisons of degree: both `as` of "as tall as", "so far as", "such ... as", "the same as"
+    ("(S (NP (PRP He)) (VP (VBZ is) (ADJP (RB as) (JJ tall) (SBAR (IN as) (S (NP (PRP$ his) (NN father)))))))",
+     1, None),
+    ("(S (SBAR (RB As) (ADJP (JJ tall)) (IN as) (S (NP (PRP he)) (VP (VBZ is)))) (, ,) (NP (PRP he)) "
+     "(ADVP (RB still)) (VP (VBD fell)))", 1, None),
+    ("(S (NP (PRP I)) (VP (VBP agree) (SBAR (ADVP (RB so) (RB far)) (IN as) (S (NP (PRP I)) (VP (VBP know))))))",
+     0, None),
+    ("(S (SBAR (ADVP (RB So) (RB far)) (IN as) (S (NP (PRP I)) (VP (VBP know)))) (, ,) (NP (PRP it)) "
+     "(VP (VBZ works)))", 0, None),
+    ("(S (NP (PRP He)) (VP (VBD spoke) (PP (IN in) (NP (NP (JJ such) (DT a) (NN way)) (SBAR (IN as) "
+     "(S (VP (TO to) (VP (VB please)))))))))", 0, None),
+    ("(S (NP (PRP It)) (VP (VBZ is) (NP (NP (DT the) (JJ same)) (SBAR (IN as) (ADVP (RB before))))))", 0, None),
+    ("(S (NP (PRP He)) (VP (VBD ran) (ADVP (RB as) (RB fast) (SBAR (IN as) (S (NP (PRP he)) (VP (MD could)))))))",
+     0, None),
+    # a role or a fixed phrase: none
+    ("(S (NP (PRP She)) (VP (VBD acted) (PP (IN as) (ADJP (JJ such)))))", 0, None),
+    ("(S (NP (PRP She)) (VP (VBZ works) (IN as) (NP (DT a) (NN teacher))))", 0, None),  # flat parse
+    ("(S (NP (PRP She)) (VP (VBZ works) (IN as) (NP (NN staff))))", 0, None),
+    ("(S (NP (PRP They)) (VP (VBP work) (IN as) (NP (NNS teachers))))", 0, None),
+    ("(S (NP (PRP He)) (VP (VBZ is) (VP (VBN known) (IN as) (NP (NNP Bob)))))", 0, None),
+    ("(S (NP (PRP She)) (VP (VBD joined) (IN as) (NP (PRP$ his) (NN assistant))))", 0, None),
+    ("(S (NP (PRP He)) (VP (VBD ranked) (IN as) (NP (CD one))))", 0, None),
+    # comment clauses: analogy, only from the words after `as`
+    ("(S (NP (PRP We)) (VP (VBD met) (, ,) (SBAR (IN as) (S (NP (PRP you)) (VP (VBP know))))) (. .))",
+     0, "analogy"),
+    ("(S (SBAR (IN As) (S (ADVP (RB previously)) (VP (VBN mentioned)))) (, ,) (NP (PRP it)) (VP (VBD rained)))",
+     0, "analogy"),
+    ("(S (NP (PRP I)) (VP (VBP know) (SBAR (S (NP (PRP it)) (VP (VBD rained) (SBAR (IN as) (S (NP (PRP we)) "
+     "(VP (VBD left)))))))))", 0, UNDECIDED),
+    # a clause: the classifier decides (also with another `as` further on, or a comma inside it)
+    ("(S (SBAR (IN As) (S (NP (DT the) (NN child)) (VP (VBZ grows)))) (, ,) (NP (PRP it)) (VP (VBZ learns)))",
+     0, UNDECIDED),
+    ("(S (NP (PRP We)) (VP (VBD left) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD rained)))) (, ,) "
+     "(PP (IN as) (ADJP (JJ usual)))))", 0, UNDECIDED),
+    ("(S (NP (PRP We)) (VP (VBD left) (SBAR (IN as) (S (NP (NP (NNP John)) (, ,) (NP (PRP$ my) (NN friend)) (, ,)) "
+     "(VP (VBD said))))))", 0, UNDECIDED),
+]
+
+
+@pytest.mark.parametrize("tree,nth,expected", AS)
+def test_as_branches(tree, nth, expected):
+    decided(tree, "as", nth, expected)
+
+
+OTHERS = [
+    # while: a noun ("a good while", and mis-tagged after "a", "the", "worth"): none
+    ("(S (NP (PRP It)) (VP (VBD took) (NP (DT a) (JJ good) (NN while))))", "while", None),
+    ("(S (NP (PRP We)) (VP (VBD waited) (PP (IN for) (NP (DT a) (IN while)))))", "while", None),
+    ("(S (NP (PRP He)) (VP (VBD smiled) (NP (DT all) (DT the) (IN while))))", "while", None),
+    ("(S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ worth) (IN while))))", "while", None),
+    # while at / in / on: temporal; a clause: the classifier
+    ("(S (NP (PRP We)) (VP (VBD met) (SBAR (IN while) (PP (IN at) (NP (NN school))))))", "while", "temporal"),
+    ("(S (NP (PRP We)) (VP (VBD met) (SBAR (IN while) (PP (IN in) (NP (NNP Paris))))))", "while", "temporal"),
+    ("(S (NP (PRP We)) (VP (VBD met) (SBAR (IN while) (PP (IN on) (NP (NN holiday))))))", "while", "temporal"),
+    ("(S (NP (PRP We)) (VP (VBD left) (SBAR (IN while) (S (NP (PRP he)) (VP (VBD slept))))))", "while", UNDECIDED),
+    # yet: "but yet" and the coordinator: comparative
+    ("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC but) (ADVP (RB yet)) (S (NP (PRP it)) "
+     "(VP (VBZ works))))", "yet", "comparative"),
+    ("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC yet) (S (NP (PRP it)) (VP (VBZ works))))",
+     "yet", "comparative"),
+    # yet as aspect, at the end of its clause: none; "have yet to", or a lone "Yet ?": the classifier
+    ("(S (NP (PRP I)) (VP (VBP have) (RB n't) (VP (VBN told) (NP (PRP you)) (ADVP (RB yet)))) (. .))", "yet", None),
+    ("(NP (NN Nothing) (ADVP (RB yet)) (. .))", "yet", None),
+    ("(S (NP (PRP They)) (VP (VBP have) (ADVP (RB yet)) (S (VP (TO to) (VP (VB decide))))))", "yet", UNDECIDED),
+    ("(FRAG (ADVP (RB Yet)) (. ?))", "yet", UNDECIDED),
+    # so that / now that with `that` as a pronoun (before a verb): none; the subordinator: the classifier
+    ("(S (ADVP (RB So)) (NP (DT that)) (VP (VBZ alarms) (NP (PRP me))))", "so that", None),
+    ("(S (ADVP (RB So)) (NP (DT that)) (VP (MD will) (VP (VB do))))", "so that", None),
+    ("(S (ADVP (RB So)) (NP (DT that)) (VP (POS 's) (NP (PRP it))))", "so that", None),  # mis-tagged 's
+    ("(S (NP (PRP We)) (VP (VBD left) (SBAR (IN so) (IN that) (S (NP (PRP we)) (VP (MD could) (VP (VB rest)))))))",
+     "so that", UNDECIDED),
+    ("(S (ADVP (RB Now)) (NP (DT that)) (VP (VBZ is) (ADJP (JJ up) (PP (TO to) (NP (PRP you))))))", "now that", None),
+    # no matter / after all: none; otherwise the classifier or the lexicon
+    ("(S (NP (EX There)) (VP (VBZ is) (NP (DT no) (NN doubt))))", "no", UNDECIDED),
+    ("(S (NP (PRP It)) (VP (VBD worked) (, ,) (ADVP (IN after) (DT all))))", "after", None),
+    ("(S (NP (PRP It)) (VP (VBD rained) (PP (IN after) (NP (DT the) (NN game)))))", "after", UNDECIDED),
+    # just as before an adjective, adverb or noun phrase (a degree or a role): none; a clause: the classifier
+    ("(S (NP (PRP It)) (VP (VBZ is) (ADJP (RB just) (RB as) (JJ high))))", "just as", None),
+    ("(S (NP (PRP It)) (VP (VBZ rains) (ADVP (RB just) (RB as) (RB often))))", "just as", None),
+    ("(S (NP (PRP They)) (VP (VBD came) (RB not) (PP (RB just) (IN as) (NP (NNS employees)))))", "just as", None),
+    ("(S (NP (PRP They)) (VP (VBD came) (RB not) (PP (RB just) (IN as) (NP (NN staff)))))", "just as", None),
+    ("(S (NP (PRP They)) (VP (VBD came) (RB not) (PP (RB just) (IN as) (NP (DT a) (NN team)))))", "just as", None),
+    ("(S (NP (PRP They)) (VP (VBD came) (RB not) (PP (RB just) (IN as) (NP (PRP$ our) (NNS friends)))))",
+     "just as", None),
+    ("(S (NP (PRP He)) (VP (VBD counted) (RB not) (PP (RB just) (IN as) (NP (CD one)))))", "just as", None),
+    ("(S (SBAR (RB Just) (IN as) (S (NP (PRP I)) (VP (VBD said)))) (, ,) (NP (PRP it)) (VP (VBD rained)))",
+     "just as", UNDECIDED),
+    # just like as a filler (before a verb, an adverb, an adjective, a filler, "you", "I", "so", a comma): none
+    ("(S (NP (PRP I)) (VP (MD could) (ADVP (RB just) (UH like)) (VP (VB post) (NP (DT a) (NN vlog)))))",
+     "just like", None),
+    ("(S (NP (PRP It)) (VP (VBD was) (ADVP (RB just) (UH like)) (NP (DT the) (JJS best))))", "just like", None),
+    ("(S (NP (PRP It)) (VP (VBD was) (ADVP (RB just) (RB like)) (NP (DT the) (JJS best))))", "just like", None),
+    ("(S (NP (PRP It)) (VP (VBD was) (ADVP (RB just) (INTJ like)) (NP (DT the) (JJS best))))", "just like", None),
+    ("(S (NP (PRP I)) (VP (MD could) (PP (RB just) (IN like) (VP (VB post) (NP (DT a) (NN vlog))))))",
+     "just like", None),
+    ("(S (NP (PRP It)) (VP (VBD was) (PP (RB just) (IN like) (ADJP (RB really) (JJ good)))))", "just like", None),
+    ("(S (NP (PRP It)) (VP (VBD was) (PP (RB just) (IN like) (ADJP (JJ awesome)))))", "just like", None),
+    ("(S (NP (PRP It)) (VP (VBD was) (PP (RB just) (IN like) (INTJ (UH um)))))", "just like", None),
+    ("(S (NP (PRP It)) (VP (VBD was) (PP (RB just) (IN like) (NP (PRP you)) (VP (VBP know)))))", "just like",
+     None),
+    ("(S (NP (PRP I)) (VP (VBD was) (PP (RB just) (IN like) (S (NP (PRP I)) (VP (VBP do) (RB n't) "
+     "(VP (VB care)))))))", "just like", None),
+    ("(S (NP (PRP It)) (VP (VBD was) (PP (RB just) (IN like) (ADVP (RB so) (JJ awesome)))))", "just like", None),
+    ("(S (NP (PRP It)) (VP (VBD was) (PP (RB just) (IN like) (, ,) (ADJP (JJ huge)))))", "just like", None),
+    ("(S (NP (PRP He)) (VP (VBD worked) (PP (RB just) (IN like) (NP (PRP$ his) (NN father)))))", "just like",
+     UNDECIDED),
+    # in: a particle; a relative "in which"; a time expression
+    ("(S (NP (PRP He)) (VP (VBD came) (PRT (RP in)) (NP (DT this) (NN morning))))", "in", None),
+    ("(S (NP (PRP He)) (VP (VBD came) (ADVP (RB in)) (NP (DT this) (NN morning))))", "in", None),
+]
+
+
+@pytest.mark.parametrize("tree,keyword,expected", OTHERS)
+def test_other_rule_branches(tree, keyword, expected):
+    decided(tree, keyword, 0, expected)
+
+
+@pytest.mark.parametrize("label,expected", [
+    ("PP-TMP", "PP"), ("NP-SBJ-2", "NP"), ("NP=2", "NP"), ("NP-SBJ=1", "NP"), ("SBAR", "SBAR"),
+    ("-LRB-", "-LRB-"), ("-NONE-", "-NONE-"),
+])
+def test_base_drops_function_tags(label, expected):
+    assert base(label) == expected
