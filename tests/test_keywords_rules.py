@@ -265,6 +265,11 @@ WHEN = [
      "(SBAR (WHADVP (WRB when)) (S (NP (PRP it)) (VP (VBZ occurs)))))))", 0, None),
     ("(SBAR (SBAR (WHADVP (WRB How)) (S (NP (PRP it)) (VP (VBZ works)))) (CC and) (SBAR (WHADVP (WRB when)) "
      "(S (NP (PRP it)) (VP (VBZ occurs)))))", 0, None),
+    ("(S (NP (PRP I)) (VP (VBD asked) (SBAR (WHADVP (WRB how) (CC and) (WRB when)) (S (NP (PRP it)) "
+     "(VP (VBD happened))))))", 0, None),
+    # a free relative heading a PP's object: none
+    ("(NP (NP (NNS Memories)) (PP (IN from) (WHADVP (WRB when)) (S (NP (PRP I)) (VP (VBD was) "
+     "(ADJP (JJ young))))))", 0, None),
     ("(S (S (NP (PRP He)) (VP (VBD called))) (CC and) (S (SBAR (WHADVP (WRB when)) (S (NP (PRP I)) "
      "(VP (VBD answered)))) (, ,) (NP (PRP he)) (VP (VBD asked) (SBAR (WHNP (WP what)) (S (NP (PRP I)) "
      "(VP (VBD wanted)))))))", 0, "temporal"),
@@ -366,6 +371,8 @@ AS = [
     ("(S (NP (PRP It)) (VP (VBZ is) (NP (NP (DT the) (JJ same)) (SBAR (IN as) (ADVP (RB before))))))", 0, None),
     ("(S (NP (PRP He)) (VP (VBD ran) (ADVP (RB as) (RB fast) (SBAR (IN as) (S (NP (PRP he)) (VP (MD could)))))))",
      0, None),
+    ("(S (NP (NN Today)) (NP (PRP he)) (VP (VBZ is) (ADJP (RB as) (JJ tall) (SBAR (IN as) (S (NP (PRP$ his) "
+     "(NN father)))))))", 0, None),
     # a role or a fixed phrase: none
     ("(S (NP (PRP She)) (VP (VBD acted) (PP (IN as) (ADJP (JJ such)))))", 0, None),
     ("(S (NP (PRP She)) (VP (VBZ works) (IN as) (NP (DT a) (NN teacher))))", 0, None),  # flat parse
@@ -377,6 +384,9 @@ AS = [
     # comment clauses: analogy, only from the words after `as`
     ("(S (NP (PRP We)) (VP (VBD met) (, ,) (SBAR (IN as) (S (NP (PRP you)) (VP (VBP know))))) (. .))",
      0, "analogy"),
+    ("(S (ADVP (RB So)) (NP (PRP we)) (VP (VBD met) (, ,) (SBAR (IN as) (S (NP (PRP you)) (VP (VBP know))))))",
+     0, "analogy"),
+    ("(SBAR (IN As) (S (NP (PRP you)) (VP (VBP know))))", 0, "analogy"),  # a fragment
     ("(S (SBAR (IN As) (S (ADVP (RB previously)) (VP (VBN mentioned)))) (, ,) (NP (PRP it)) (VP (VBD rained)))",
      0, "analogy"),
     ("(S (NP (PRP I)) (VP (VBP know) (SBAR (S (NP (PRP it)) (VP (VBD rained) (SBAR (IN as) (S (NP (PRP we)) "
@@ -461,6 +471,11 @@ OTHERS = [
     # in: a particle; a relative "in which"; a time expression
     ("(S (NP (PRP He)) (VP (VBD came) (PRT (RP in)) (NP (DT this) (NN morning))))", "in", None),
     ("(S (NP (PRP He)) (VP (VBD came) (ADVP (RB in)) (NP (DT this) (NN morning))))", "in", None),
+    # in: the object ends with the PP (or at a verb in a flat parse), so a later time is not its object
+    ("(S (NP (PRP He)) (VP (VBD arrived) (PP (IN in) (NP (NNP Paris))) (NP (DT this) (NN morning))))", "in", None),
+    ("(S (NP (NP (NNS People)) (IN in) (NP (NNP Paris))) (VBD spent) (NP (DT the) (NN summer)))", "in", None),
+    # like: a parse whose PP holds only the preposition still reads the object after it
+    ("(NP (NP (DT a) (NN country)) (PP (IN like)) (NP (NNP Australia)))", "like", "example"),
 ]
 
 

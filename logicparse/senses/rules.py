@@ -101,7 +101,7 @@ class Site:
     def prev_content(self, skip=("not", "n't", "even", "just", "really")) -> str:
         """The word before the keyword, skipping negation and focus adverbs."""
         i = self.start - 1
-        while i >= 0 and self.words[i] in skip:
+        while self.word(i) in skip:  # "" before the first word stops the walk
             i -= 1
         return self.word(i)
 
@@ -120,12 +120,12 @@ class Site:
             node = self.tree.parents[node]
         return node
 
-    def object_words(self, limit: int = 6) -> list[str]:
+    def object_words(self, limit: int) -> list[str]:
         """The noun phrase after a preposition: the words up to a nested PP, clause or verb,
-        inside the phrase the keyword heads."""
+        inside the phrase the keyword heads, at most ``limit`` of them."""
         out = []
-        for i in range(self.end, min(len(self.words), self.end + limit, self._parent_end())):
-            if self.tags[i].startswith(_OBJECT_END) or self.tags[i] in _OBJECT_END:
+        for i in range(self.end, min(self.end + limit, self._parent_end())):
+            if self.tags[i].startswith(_OBJECT_END):
                 break
             out.append(self.words[i])
         return out
@@ -154,8 +154,8 @@ def _like(s: Site):
         return None  # verb, adjective (native-like), filler, quotative
     if s.prev in ("-", "–") or s.next in (",", "–", "-", "—", ":", "...", "…"):
         return None  # "native - like"; ", like ," filler; "I was like , let 's": quotative
-    if s.prev in _BE and s.next in (",", '"', "“", ":"):
-        return None
+    if s.prev in _BE and s.next in ('"', "“"):
+        return None  # quotative "was like \"...\"" (a comma or colon after it is caught above)
     if s.prev in ("looks", "look", "looked", "seems", "seem", "seemed", "sounds", "sound",
                   "sounded"):
         return None  # evidential: "looks like sixteen" = it seems
@@ -163,9 +163,9 @@ def _like(s: Site):
 
 
 def _like_preposition(s: Site):
+    if s.tag(s.end).startswith("VB"):
+        return None  # a filler before a verb: "I could like post a vlog"
     obj = s.object_words(8)
-    if s.tag(s.end).startswith("VB") or (s.tag(s.end) in ("RB", "UH", "JJ") and not obj):
-        return None  # a filler before a verb or adverb: "I could like post a vlog"
     # Examples: a noun (or a comma) on the left and a name or a list on the right
     # ("a country like Australia", ", like shirts or blankets").
     left_noun = s.tag(s.start - 1).startswith("NN") or s.prev == ","
@@ -196,7 +196,8 @@ def _when(s: Site):
 def _has_wh_sister(s: Site, parent: int, node: int) -> bool:
     t = s.tree
     for child in range(len(t.labels)):
-        if t.parents[child] == parent and child != node and base(t.labels[child]) == "SBAR":
+        # the clause itself counts: "how and when it happened" is one embedded question
+        if t.parents[child] == parent and base(t.labels[child]) == "SBAR":
             if s.word(t.starts[child]) in _WH:
                 return True
     return False
@@ -302,9 +303,9 @@ def _just_like(s: Site):
 
 
 def _in(s: Site):
-    if s.tag(s.start) in ("RP", "RB") or s.next in ("which", "whom", "whose") or not s.next:
-        return None  # particle ("coming in"), "in which"
-    obj = s.object_words(6)
+    if s.tag(s.start) in ("RP", "RB"):
+        return None  # particle ("coming in")
+    obj = s.object_words(6)  # empty before "which" (its tag ends the object) and at the end
     if any(w in _TIME_WORDS or _YEAR.match(w) for w in obj):
         return "temporal"
     return None
