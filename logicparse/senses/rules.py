@@ -241,7 +241,7 @@ def _as(s: Site):
     before = s.words[max(0, s.start - 4):s.start]
     if "as" in before[-3:] or "so" in before[-3:-1] or "such" in before or "same" in before:
         return None
-    if s.tag(s.end) in ("JJ", "RB", "JJR", "RBR") and "as" in s.words[s.end + 1:s.end + 4]:
+    if s.tag(s.end) in ("JJ", "RB") and "as" in s.words[s.end + 1:s.end + 4]:
         return None
     if s.parent_label(s.start) == "PP" or (s.tag(s.end) in ("DT", "NN", "NNS", "NNP", "PRP$", "CD")
                                            and s.parent_label(s.start) != "SBAR"):
@@ -259,7 +259,7 @@ def _as(s: Site):
 
 
 def _while(s: Site):
-    if s.key_tag.startswith("NN") or s.prev in ("a", "the", "worth", "awhile"):
+    if s.key_tag.startswith("NN") or s.prev in ("a", "the", "worth"):
         return None  # "for a while"
     if s.tag(s.end) == "VBG" or s.next in ("at", "in", "on"):
         return "temporal"  # "while being scaled", "while at school"
@@ -276,7 +276,7 @@ def _yet(s: Site):
 
 def _that_pronoun(s: Site):
     # "So that 's it", "Now that alarms me": `that` is the subject, not a subordinator.
-    if s.tag(s.end).startswith(("VB", "MD")) or s.next in ("'s", "is", "was"):
+    if s.tag(s.end).startswith(("VB", "MD")) or s.next == "'s":  # also when 's is tagged POS
         return None
     return UNDECIDED
 
@@ -290,14 +290,14 @@ def _after(s: Site):
 
 
 def _just_as(s: Site):
-    if s.tag(s.end) in ("JJ", "RB", "JJR", "RBR", "DT", "NN", "NNS", "PRP$", "CD"):
+    if s.tag(s.end) in ("JJ", "RB", "DT", "NN", "NNS", "PRP$", "CD"):
         return None  # "just as high as", "not just as employees"
     return UNDECIDED
 
 
 def _just_like(s: Site):
     if s.tag(s.end - 1) in ("UH", "RB", "INTJ") or s.tag(s.end).startswith(("VB", "RB", "JJ", "UH")) \
-            or s.next in ("you", "i", "so", ","):
+            or s.next in ("you", "i", ","):
         return None  # "just like post a vlog", "just like so awesome": filler
     return UNDECIDED
 
