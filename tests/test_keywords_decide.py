@@ -19,11 +19,12 @@ class FixedClassifier:
     and records each batch it is asked."""
 
     name = "fixed"
-    directory = "models/fixed"
     estimators = {"in": None, "then": None}
 
-    def __init__(self):
+    def __init__(self, directory="models/fixed"):
         self.batches = []
+        if directory:  # the classifier's model directory, when it has one
+            self.directory = directory
 
     def disambiguate(self, queries):
         self.batches.append([(q.keyword, q.text[q.char_start:q.char_end]) for q in queries])
@@ -87,8 +88,11 @@ def test_an_ambiguous_keyword_without_its_classifier_is_named_once(caplog):
             ("temporal", 1.0, "lexicon")] * 2 + [("causal", 1.0, "lexicon")]
         decided(model, [since])
         decided(KeywordDecisions(None), [since, q("while", text="while it rained")])
+        # A classifier with no model directory is named by its name.
+        decided(KeywordDecisions(FixedClassifier(directory=None)), [since])
     assert [r.getMessage() for r in caplog.records] == [
-        "No sense model for keyword 'since' in models/fixed: using its lexicon sense 'temporal'."]
+        "No sense model for keyword 'since' in models/fixed: using its lexicon sense 'temporal'.",
+        "No sense model for keyword 'since' in fixed: using its lexicon sense 'temporal'."]
 
 
 def test_a_keyword_outside_the_lexicon_gets_no_relation():

@@ -387,6 +387,25 @@ def test_the_parsers_or_the_given_trees_are_mapped_and_saved(tmp_path):
         assert {k: r[k] for k in FLAT_FIGURES} == FLAT_FIGURES
 
 
+def test_saved_trees_are_utf8_whatever_the_locale(tmp_path):
+    """A machine whose locale is not UTF-8 (here ASCII) still writes 'Café' as UTF-8."""
+    import locale
+
+    from logicparse.gdtb import GdtbDocument
+    from logicparse.scorer import evaluate_mapping
+
+    tree = "(S (NP (NNP Café)) (VP (VBD opened)) (. .))"
+    (tmp_path / "cafe.mrg").write_text(tree + "\n", encoding="utf-8")
+    doc = GdtbDocument("cafe", "Café opened .", tmp_path / "cafe.mrg")
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        evaluate_mapping([doc], save_trees=tmp_path / "saved")
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+    assert (tmp_path / "saved" / "cafe.mrg").read_text(encoding="utf-8") == tree + "\n"
+
+
 def test_gdtb_sentences_keep_each_tokens_offsets_in_the_text():
     from logicparse.gdtb import read_gdtb
     from logicparse.scorer import gdtb_sentences

@@ -65,14 +65,15 @@ class KeywordDecisions:
         return out  # type: ignore[return-value]
 
     def _lexicon(self, q: SenseQuery) -> SenseDecision:
+        relation = q.candidates[0] if q.candidates else None
         kw = taxonomy_keywords().get(q.keyword)
         if kw is not None and kw.ambiguous and self.classifier is not None \
                 and q.keyword not in self._warned:
             self._warned.add(q.keyword)
             logger.warning("No sense model for keyword %r in %s: using its lexicon sense %r.",
-                           q.keyword, getattr(self.classifier, "directory", "?"),
-                           q.candidates[0] if q.candidates else None)
-        return SenseDecision(q.candidates[0] if q.candidates else None, 1.0, "lexicon")
+                           q.keyword, getattr(self.classifier, "directory", self.classifier.name),
+                           relation)
+        return SenseDecision(relation, 1.0, "lexicon")
 
 
 def query(keyword, tokens: Sequence[str], start: int, end: int, tree=None) -> SenseQuery:
