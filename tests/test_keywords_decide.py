@@ -15,11 +15,12 @@ from logicparse.trees import read_tree
 
 
 class FixedClassifier:
-    """A classifier for 'in' and 'then' that answers every query 'causal' with confidence 0.75
-    and records each batch it is asked."""
+    """A classifier for 'in', 'then' and 'while' that answers every query 'causal' with
+    confidence 0.75 and records each batch it is asked: (keyword, its characters, whether the
+    tree showed a connective)."""
 
     name = "fixed"
-    estimators = {"in": None, "then": None}
+    estimators = {"in": None, "then": None, "while": None}
 
     def __init__(self, directory="models/fixed"):
         self.batches = []
@@ -27,7 +28,8 @@ class FixedClassifier:
             self.directory = directory
 
     def disambiguate(self, queries):
-        self.batches.append([(q.keyword, q.text[q.char_start:q.char_end]) for q in queries])
+        self.batches.append([(q.keyword, q.text[q.char_start:q.char_end], q.connective)
+                             for q in queries])
         return [SenseDecision("causal", 0.75, "classifier") for _ in queries]
 
 
@@ -42,8 +44,10 @@ IN_1998 = "(S (NP (PRP We)) (VP (VBD met) (PP (IN in) (NP (CD 1998)))))"
 IF_THEN = "(S (SBAR (IN If) (S (NP (PRP you)) (VP (VBP go)))) (, ,) (ADVP (RB then)) (NP (PRP I)) (VP (VBP go)))"
 AND_THEN = "(S (NP (PRP We)) (VP (VBD ate) (CC and) (ADVP (RB then)) (VP (VBD left))))"  # no rule
 BECAUSE = "(S (NP (PRP We)) (VP (VBD left) (SBAR (IN because) (S (NP (PRP it)) (VP (VBD rained))))))"
+# 'while' heading a clause with its own subject: the rule says connective, the classifier decides
+WHILE = "(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (NP (PRP she)) (VP (VBD slept))))))"
 QUERIES = [q("in", IN_1998), q("then", IF_THEN), q("then", AND_THEN), q("in", text="in Paris"),
-           q("because", BECAUSE)]
+           q("because", BECAUSE), q("while", WHILE)]
 
 
 def decided(model, queries=QUERIES):
@@ -53,21 +57,23 @@ def decided(model, queries=QUERIES):
 def test_a_rule_decides_first_then_the_classifier_then_the_lexicon():
     clf = FixedClassifier()
     # 'in 1998' and the 'then' of 'if ... then' are settled by their rules although the classifier
-    # has both keywords; the rule-less 'then' and the tree-less 'in' go to the classifier, in one
-    # batch; 'because' has no rule and no classifier: its lexicon sense.
+    # has both keywords; the rule-less 'then', the tree-less 'in' and the connective 'while' (told
+    # so) go to the classifier, in one batch; 'because' has no rule and no classifier: its
+    # lexicon sense.
     assert decided(KeywordDecisions(clf)) == [
         ("temporal", 1.0, "rule"), (None, 1.0, "rule"), ("causal", 0.75, "classifier"),
-        ("causal", 0.75, "classifier"), ("causal", 1.0, "lexicon")]
-    assert clf.batches == [[("then", "then"), ("in", "in")]]
-    # Without rules the classifier decides each of its keywords.
+        ("causal", 0.75, "classifier"), ("causal", 1.0, "lexicon"), ("causal", 0.75, "classifier")]
+    assert clf.batches == [[("then", "then", False), ("in", "in", False), ("while", "while", True)]]
+    # Without rules the classifier decides each of its keywords, and no tree is read.
     clf = FixedClassifier()
     assert decided(KeywordDecisions(clf, rules=False)) == [
-        ("causal", 0.75, "classifier")] * 4 + [("causal", 1.0, "lexicon")]
-    assert clf.batches == [[("in", "in"), ("then", "then"), ("then", "then"), ("in", "in")]]
-    # Rules only: what no rule settles keeps its lexicon sense.
+        ("causal", 0.75, "classifier")] * 4 + [("causal", 1.0, "lexicon"), ("causal", 0.75, "classifier")]
+    assert clf.batches == [[("in", "in", False), ("then", "then", False), ("then", "then", False),
+                            ("in", "in", False), ("while", "while", False)]]
+    # Rules only: what no rule settles keeps its lexicon sense (a connective 'while' too).
     assert decided(KeywordDecisions(None)) == [
         ("temporal", 1.0, "rule"), (None, 1.0, "rule"), ("temporal", 1.0, "lexicon"),
-        ("temporal", 1.0, "lexicon"), ("causal", 1.0, "lexicon")]
+        ("temporal", 1.0, "lexicon"), ("causal", 1.0, "lexicon"), ("comparative", 1.0, "lexicon")]
 
 
 def test_the_name_says_which_sources_decide():
