@@ -41,7 +41,8 @@ def q(keyword, tree=None, text=None):
 
 
 IN_1998 = "(S (NP (PRP We)) (VP (VBD met) (PP (IN in) (NP (CD 1998)))))"
-IF_THEN = "(S (SBAR (IN If) (S (NP (PRP you)) (VP (VBP go)))) (, ,) (ADVP (RB then)) (NP (PRP I)) (VP (VBP go)))"
+IF_THEN = ("(S (SBAR (IN If) (S (NP (PRP you)) (VP (VBP go)))) (, ,) (ADVP (RB then)) (NP (PRP I)) "
+           "(VP (VBP go)))")
 AND_THEN = "(S (NP (PRP We)) (VP (VBD ate) (CC and) (ADVP (RB then)) (VP (VBD left))))"  # no rule
 BECAUSE = "(S (NP (PRP We)) (VP (VBD left) (SBAR (IN because) (S (NP (PRP it)) (VP (VBD rained))))))"
 # 'while' heading a clause with its own subject: the rule says connective, the classifier decides
