@@ -29,7 +29,6 @@ RULES = (
     "next_conjunct_beta",  # β of a coordinator: stops at the next coordinator of its parent
     "vp_subject",  # coordinated VPs: α includes the clause's subject
     "adjunct_clause",  # subordinator/preposition: α = enclosing clause minus the adjunct
-    "adjunct_group",  # ... an SBAR opening a larger SBAR: β and the adjunct are the larger one
     "skip_parentheticals",  # ... minus parentheticals beside it
     "conjunct_stop",  # ... or only the conjunct (with its coordinator) it sits in
     "flat_adjunct",  # ... also where the parser left the keyword beside its clause
@@ -282,12 +281,6 @@ def map_default(tree: ParseTree, pa: int, start: int, end: int, category: str, o
     if base_label(tree.labels[pa]) in _HEADED:
         if "adjunct_clause" not in ACTIVE or tree.parents[pa] < 0:
             return None
-        group = tree.parents[pa]
-        if ("adjunct_group" in ACTIVE and base_label(tree.labels[group]) == "SBAR"
-                and tree.starts[group] == tree.starts[pa] and tree.parents[group] >= 0
-                and not any(base_label(tree.labels[c]) in ("CC", "SBAR") for c in _children(tree, group)[1:])):
-            # ``(SBAR (SBAR because X) (: ;) (S Y))``: the clauses grouped with the adjunct are β.
-            pa = group
         pa_span = (tree.starts[pa], tree.ends[pa])
         return _adjunct_alpha(tree, pa, offset), spans_minus(pa_span, [(start, end)], offset)
     unit = _flat_adjunct(tree, pa, start, end)

@@ -253,10 +253,6 @@ RULE_CASES = [  # (rule, second sentence, keyword, (α, β) with the rule; witho
     # Without: α 'Um ,', β 'we stayed' (an interjection taken for the first conjunct).
     ("interjection_opening", "(S (INTJ (UH Um)) (, ,) (CC but) (S (NP (PRP we)) (VP (VBD stayed))) "
      "(. .))", "but", ("It rained .", "Um , we stayed .")),
-    # Without: β 'it rained', and α takes the clause grouped with it ('We stayed ; it poured .').
-    ("adjunct_group", "(S (NP (PRP We)) (VP (VBD stayed) (SBAR (SBAR (IN because) (S (NP (PRP it)) "
-     "(VP (VBD rained)))) (: ;) (S (NP (PRP it)) (VP (VBD poured))))) (. .))", "because",
-     ("We stayed .", "it rained ; it poured")),
     # Without: β 'we lost', and the relative pronoun is left in α.
     ("adverbial_sbar", "(S (NP (PRP We)) (VP (VBD bought) (NP (NP (DT a) (NN map)) (, ,) (SBAR (WHNP "
      "(WDT which)) (S (NP (PRP we)) (ADVP (RB then)) (VP (VBD lost)))))) (. .))", "then",
