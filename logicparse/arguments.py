@@ -173,6 +173,11 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
 
 def _interjections_only(tree: ParseTree, parent: int, start: int) -> bool:
     """Whether ``parent``'s children before token ``start`` are interjections and punctuation."""
+    first = tree.leaf_parents[tree.starts[parent]]
+    while tree.parents[first] != parent:
+        first = tree.parents[first]
+    if base_label(tree.labels[first]) not in ("INTJ", "UH"):
+        return False  # the usual case, decided without listing the children
     labels = [base_label(tree.labels[c]) for c in _children(tree, parent) if tree.ends[c] <= start]
     return any(x in ("INTJ", "UH") for x in labels) and all(
         x in ("INTJ", "UH") or x in _SEPARATORS for x in labels)
