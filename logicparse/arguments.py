@@ -291,7 +291,8 @@ def map_default(tree: ParseTree, pa: int, start: int, end: int, category: str, o
     unit = _flat_adjunct(tree, pa, start, end)
     if unit is not None:
         return _adjunct_alpha(tree, pa, offset, unit), spans_minus(unit, [(start, end)], offset)
-    if "adverbial_clause" not in ACTIVE or ("adverbs_only" in ACTIVE and _is_subordinator(tree, pa, start, end)):
+    if "adverbial_clause" not in ACTIVE or (
+            "adverbs_only" in ACTIVE and _is_subordinator(tree, pa, start, end)):
         return None
     return _adverbial(tree, pa, start, end, offset, prev)
 
