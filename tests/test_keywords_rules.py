@@ -77,6 +77,8 @@ def rule(tree: str, keyword: str, nth: int = 0):
      " (VP (PP (IN for) (NP (CD two) (NNS centuries)))))))))", "as", "analogy"),
     ("(S (NP (PRP They)) (VP (VBD acted) (, ,) (SBAR (IN as) (S (NP (DT the) (NNS founders)) (VP (VBD intended))))))",
      "as", "analogy"),
+    ("(S (SBAR (ADJP (JJ Great)) (IN as) (S (NP (PRP$ our) (NN burden)) (VP (VBZ is)))) (, ,) (NP (PRP it))"
+     " (VP (VBZ works)))", "as", "adversative"),
     ("(S (NP (PRP They)) (VP (VBD acted) (, ,) (SBAR (IN as) (S (NP (DT the) (NNS founders)) (VP (VBD intended)"
      " (NP (PRP it)))))))", "as", CONNECTIVE),
     ("(S (NP (PRP It)) (VP (VBD fell) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD was) (PP (IN in) (NP (NNP Rome))))))))",

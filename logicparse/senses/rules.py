@@ -309,9 +309,13 @@ def _as(s: Site):
     node = s.clause()
     if node < 0:
         return UNDECIDED
+    if not s.gapped_verb(node):
+        return CONNECTIVE
+    if s.tree.starts[s.tree.parents[node]] < s.start:
+        return "adversative"  # "great as our tax burden is": = though it is great
     # "as we are not", "as our founders intended": what the clause leaves out is the other
     # argument's, so it says the two are alike (GDTB: Comparison.Similarity, Expansion.Manner).
-    return "analogy" if s.gapped_verb(node) else CONNECTIVE
+    return "analogy"
 
 
 def _while(s: Site):
