@@ -147,6 +147,11 @@ BAD_TREES = {
     "first sentence opens with an adverbial": ["(S (ADVP (RB However)) (, ,) (NP (PRP we)) "
                                                "(VP (VBD stayed) (ADVP (RB also))) (. .))"],
     "flat tree": ["(S (X And) (X then) (X because) (X we) (X left) (X but) (X also) (X if))"],
+    "first sentence opens with an interjection": ["(S (INTJ (UH Um)) (CC but))"],
+    "subordinate clause as the sentence": ["(SBAR (WHNP (WDT which)) (S (ADVP (RB also)) (VP (VBD left))))",
+                                           "(S (SBAR (SBAR (IN because) (S (VP (VBD rained)))) "
+                                           "(S (VP (VBD poured)))))"],
+    "key phrase is the whole sentence": ["(PP (IN In) (NP (NN addition)))"],
 }
 
 
@@ -245,6 +250,17 @@ RULE_CASES = [  # (rule, second sentence, keyword, (α, β) with the rule; witho
      "(VP (VBD left)))) (. .))", "therefore", ("We ate", ", and left")),
     ("sentence_beta", "(S (S (NP (PRP We)) (ADVP (RB also)) (VP (VBD stayed))) (CC and) (S (NP "
      "(PRP they)) (VP (VBD left))) (. .))", "also", ("It rained .", "We stayed and they left .")),
+    # Without: α 'Um ,', β 'we stayed' (an interjection taken for the first conjunct).
+    ("interjection_opening", "(S (INTJ (UH Um)) (, ,) (CC but) (S (NP (PRP we)) (VP (VBD stayed))) "
+     "(. .))", "but", ("It rained .", "Um , we stayed .")),
+    # Without: β 'we lost', and the relative pronoun is left in α.
+    ("adverbial_sbar", "(S (NP (PRP We)) (VP (VBD bought) (NP (NP (DT a) (NN map)) (, ,) (SBAR (WHNP "
+     "(WDT which)) (S (NP (PRP we)) (ADVP (RB then)) (VP (VBD lost)))))) (. .))", "then",
+     ("We bought a map , .", "which we lost")),
+    # Without: 'On' read as a preposition heading the clause after it (β ', when it rains').
+    ("phrase_adverbial", "(S (PP (IN On) (NP (DT the) (JJ other) (NN hand))) (, ,) (SBAR (WHADVP "
+     "(WRB when)) (S (NP (PRP it)) (VP (VBZ rains)))) (, ,) (NP (PRP we)) (VP (VBP stay)) (. .))",
+     "On the other hand", ("It rained .", ", when it rains , we stay .")),
 ]
 
 
