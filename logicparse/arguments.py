@@ -25,6 +25,7 @@ Ranges = list[list[int]]
 RULES = (
     "initial_coordinator",  # nothing before a coordinator in its parent: α = previous sentence
     "initial_rest_beta",  # ... and β = the rest of the sentence
+    "interjection_opening",  # ... also after only interjections (``Um , but …``): β has them
     "next_conjunct_beta",  # β of a coordinator: stops at the next coordinator of its parent
     "vp_subject",  # coordinated VPs: α includes the clause's subject
     "adjunct_clause",  # subordinator/preposition: α = enclosing clause minus the adjunct
@@ -37,6 +38,8 @@ RULES = (
     "adverbs_only",  # ... not for a preposition/subordinator outside an SBAR/PP (Algorithm 1 stands)
     "vp_conjunct",  # ... in a coordinated VP: α = the VP before (with the subject), β from there
     "sentence_beta",  # ... a first clause directly under the sentence: β = the sentence
+    "adverbial_sbar",  # ... in a subordinate clause: β = the whole SBAR, subordinator included
+    "phrase_adverbial",  # ... a key phrase that is a whole PP (``on the other hand``) is one too
 )
 #: Rules in force; the ablation benchmark switches them off one at a time.
 ACTIVE = set(RULES)
@@ -154,6 +157,10 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
         if "initial_rest_beta" in ACTIVE and not any(_is_word(w) for w in tree.leaves[:start]):
             beta = [[end, tree.ends[0]]] if tree.ends[0] > end else []
         return prev, _shift(beta, offset)
+    if ("interjection_opening" in ACTIVE and _interjections_only(tree, pa, start)
+            and not any(_is_word(w) for w in tree.leaves[:pa_span[0]])):
+        # ``Um , but …``: an interjection does not make a first conjunct; it opens β.
+        return prev, spans_minus((0, tree.ends[0]), [(start, end)], offset)
     _, after = _conjuncts(tree, pa, start, end)
     if after is not None and "next_conjunct_beta" in ACTIVE:
         beta = [[end, after[1]]]
@@ -162,6 +169,18 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
         if subject is not None and subject < alpha[0][0]:
             alpha = [[subject, start]]
     return _shift(alpha, offset), _shift(beta, offset)
+
+
+def _interjections_only(tree: ParseTree, parent: int, start: int) -> bool:
+    """Whether ``parent``'s children before token ``start`` are interjections and punctuation."""
+    first = tree.leaf_parents[tree.starts[parent]]
+    while tree.parents[first] != parent:
+        first = tree.parents[first]
+    if base_label(tree.labels[first]) not in ("INTJ", "UH"):
+        return False  # the usual case, decided without listing the children
+    labels = [base_label(tree.labels[c]) for c in _children(tree, parent) if tree.ends[c] <= start]
+    return any(x in ("INTJ", "UH") for x in labels) and all(
+        x in ("INTJ", "UH") or x in _SEPARATORS for x in labels)
 
 
 def _after_coordinator(tree: ParseTree, parent: int, start: int) -> bool:
@@ -200,6 +219,11 @@ def _adverbial(tree: ParseTree, pa: int, start: int, end: int, offset: int,
                         spans_minus((ends[before], ends[x]), [(start, end)], offset))
             x = parents[x]
     clause = _clause_at(tree, pa)
+    if "adverbial_sbar" in ACTIVE and parents[clause] >= 0 and base_label(
+            tree.labels[parents[clause]]) == "SBAR":
+        # The clause of a subordinate or relative clause: its subordinator or relative pronoun
+        # belongs to β (``, which he then used``).
+        clause = parents[clause]
     span = (starts[clause], ends[clause])
     parent = parents[clause]
     if parent >= 0:
@@ -267,14 +291,19 @@ def map_default(tree: ParseTree, pa: int, start: int, end: int, category: str, o
     unit = _flat_adjunct(tree, pa, start, end)
     if unit is not None:
         return _adjunct_alpha(tree, pa, offset, unit), spans_minus(unit, [(start, end)], offset)
-    if "adverbial_clause" not in ACTIVE or ("adverbs_only" in ACTIVE and _is_subordinator(tree, start)):
+    if "adverbial_clause" not in ACTIVE or (
+            "adverbs_only" in ACTIVE and _is_subordinator(tree, pa, start, end)):
         return None
     return _adverbial(tree, pa, start, end, offset, prev)
 
 
-def _is_subordinator(tree: ParseTree, start: int) -> bool:
+def _is_subordinator(tree: ParseTree, pa: int, start: int, end: int) -> bool:
     """Prepositions and subordinators are tagged IN or WRB (``however`` is WRB too, but an
-    adverbial)."""
+    adverbial); a key phrase that is a whole phrase of its own (``(PP (IN on) (NP the other
+    hand))``) is an adverbial whatever its first word."""
+    if "phrase_adverbial" in ACTIVE and end - start > 1 and any(
+            tree.starts[c] == start and tree.ends[c] == end for c in _children(tree, pa)):
+        return False
     return (base_label(tree.labels[tree.leaf_parents[start]]) in ("IN", "WRB")
             and tree.leaves[start].lower() != "however")
 
@@ -287,7 +316,7 @@ def _flat_adjunct(tree: ParseTree, pa: int, start: int, end: int) -> Optional[tu
     if ("split_keyword" in ACTIVE and end - start > 1 and head >= 0 and tree.starts[head] == end - 1
             and base_label(tree.labels[head]) in _HEADED):
         return start, tree.ends[head]
-    if "flat_adjunct" not in ACTIVE or not _is_subordinator(tree, start):
+    if "flat_adjunct" not in ACTIVE or not _is_subordinator(tree, pa, start, end):
         return None
     for c in _children(tree, pa):
         if tree.starts[c] >= end and base_label(tree.labels[c]) not in _SEPARATORS:

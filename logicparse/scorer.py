@@ -186,13 +186,15 @@ def _position(doc, key: tuple[int, ...], punct: set[int]) -> str:
 
 def _miss(doc: GdtbDocument, mapped, key, relation, cat, position, pairs, found) -> dict:
     toks = mapped.tokens
-    s = bisect.bisect_right(mapped.sentence_starts, key[0]) - 1 if key else -1
+    s, text, tree = -1, "", ""  # a connective over no token has no sentence
+    if key:
+        s = bisect.bisect_right(mapped.sentence_starts, key[0]) - 1
+        end = (mapped.sentence_starts + [len(toks)])[s + 1]
+        text, tree = _text(toks, set(range(mapped.sentence_starts[s], end))), mapped.parse[s]
     gold_arg = {"alpha": "Arg1" if "beta" in pairs else "Arg2", "beta": "Arg2"}
     out = {"doc": doc.name, "sentence": s, "keyword": _text(toks, set(key)), "relation": relation,
-           "category": cat, "position": position, "detected": found is not None,
-           "text": _text(toks, set(range(mapped.sentence_starts[s], (
-               mapped.sentence_starts + [len(toks)])[s + 1]))) if s >= 0 else "",
-           "tree": mapped.parse[s] if s >= 0 else ""}
+           "category": cat, "position": position, "detected": found is not None, "text": text,
+           "tree": tree}
     for role, (pred, gold) in pairs.items():
         out[role] = {"predicted": _text(toks, pred), "gold": _text(toks, gold),
                      "gold_argument": gold_arg[role], "missing": _text(toks, gold - pred),

@@ -42,6 +42,7 @@ def test_known_answer_rules_and_lexicon():
     assert (like["accuracy"], like["precision"], like["recall"]) == (0.75, 1.0, 0.6667)
     assert (like["lexicon"]["accuracy"], like["lexicon"]["precision"],
             like["lexicon"]["recall"]) == (0.25, 0.25, 0.3333)
+    assert like["sources"] == {"rule": 4}
     # then: nothing emitted and nothing to find: precision and recall are undefined, not 0.
     then = out["per_keyword"]["then"]
     assert (then["accuracy"], then["precision"], then["recall"]) == (1.0, None, None)
@@ -62,6 +63,20 @@ def test_errors_file_lists_the_wrong_ones(tmp_path):
     rows = [json.loads(line) for line in err.read_text().splitlines()]
     assert [(r["keyword"], r["gold"], r["predicted"], r["source"]) for r in rows] == [
         ("like", "analogy", "none", "rule"), ("as", "causal", "temporal", "lexicon")]
+    assert rows[0] == {"keyword": "like", "gold": "analogy", "predicted": "none", "source": "rule",
+                       "doc": "tiny", "context": "Looks [like] a resort ."}
+
+
+def test_error_context_is_80_characters_before_and_60_after():
+    from logicparse.senses import SenseDecision
+    from logicparse.senses.scoring import errors
+
+    text = "x " * 50 + "since" + " y" * 35  # 100 characters before 'since', 70 after
+    a = Annotation("since", text, 100, 105, "causal", "hand", doc="long")
+    right, wrong = SenseDecision("causal", 0.9, "classifier"), SenseDecision(None, 0.6, "classifier")
+    assert errors([a, a], [right, wrong]) == [
+        {"keyword": "since", "gold": "causal", "predicted": "none", "source": "classifier",
+         "doc": "long", "context": "x " * 40 + "[since]" + " y" * 30}]
 
 
 def test_committed_dev_set_is_stratified_and_complete():

@@ -147,6 +147,11 @@ BAD_TREES = {
     "first sentence opens with an adverbial": ["(S (ADVP (RB However)) (, ,) (NP (PRP we)) "
                                                "(VP (VBD stayed) (ADVP (RB also))) (. .))"],
     "flat tree": ["(S (X And) (X then) (X because) (X we) (X left) (X but) (X also) (X if))"],
+    "first sentence opens with an interjection": ["(S (INTJ (UH Um)) (CC but))"],
+    "subordinate clause as the sentence": ["(SBAR (WHNP (WDT which)) (S (ADVP (RB also)) (VP (VBD left))))",
+                                           "(S (SBAR (SBAR (IN because) (S (VP (VBD rained)))) "
+                                           "(S (VP (VBD poured)))))"],
+    "key phrase is the whole sentence": ["(PP (IN In) (NP (NN addition)))"],
 }
 
 
@@ -245,6 +250,17 @@ RULE_CASES = [  # (rule, second sentence, keyword, (α, β) with the rule; witho
      "(VP (VBD left)))) (. .))", "therefore", ("We ate", ", and left")),
     ("sentence_beta", "(S (S (NP (PRP We)) (ADVP (RB also)) (VP (VBD stayed))) (CC and) (S (NP "
      "(PRP they)) (VP (VBD left))) (. .))", "also", ("It rained .", "We stayed and they left .")),
+    # Without: α 'Um ,', β 'we stayed' (an interjection taken for the first conjunct).
+    ("interjection_opening", "(S (INTJ (UH Um)) (, ,) (CC but) (S (NP (PRP we)) (VP (VBD stayed))) "
+     "(. .))", "but", ("It rained .", "Um , we stayed .")),
+    # Without: β 'we lost', and the relative pronoun is left in α.
+    ("adverbial_sbar", "(S (NP (PRP We)) (VP (VBD bought) (NP (NP (DT a) (NN map)) (, ,) (SBAR (WHNP "
+     "(WDT which)) (S (NP (PRP we)) (ADVP (RB then)) (VP (VBD lost)))))) (. .))", "then",
+     ("We bought a map , .", "which we lost")),
+    # Without: 'On' read as a preposition heading the clause after it (β ', when it rains').
+    ("phrase_adverbial", "(S (PP (IN On) (NP (DT the) (JJ other) (NN hand))) (, ,) (SBAR (WHADVP "
+     "(WRB when)) (S (NP (PRP it)) (VP (VBZ rains)))) (, ,) (NP (PRP we)) (VP (VBP stay)) (. .))",
+     "On the other hand", ("It rained .", ", when it rains , we stay .")),
 ]
 
 
@@ -259,3 +275,160 @@ def test_each_rule_on_a_tree_it_decides(rule, tree, keyword, expected):
         assert spans(annotate_trees([FIRST, tree]), keyword) != expected, "the rule decides it"
     finally:
         arguments.ACTIVE.add(rule)
+
+
+# The edge-case fixture (split 'test'): five sentences, one gold relation each.
+#   0 'Brand X sold , sadly , less because prices rose .'  because: Arg1 'sold , sadly , less'.
+#     The default α is the clause less its keyword and SBAR: 'Brand X sold , sadly , less .', so
+#     α 5 tokens predicted (punctuation never counts), 3 right, 3 gold; β 'prices rose' exact.
+#   1 'We stayed as long as it rained .'  gold connective 'as' (the second): logicparse takes
+#     'as long as', so 'as' is not detected: relation its lexicon sense (temporal), α and β empty
+#     against 'We stayed' / 'it rained'.
+#   2 'He ran just like a hare .'  'like' inside 'just like': not detected either; 'like' is
+#     unary (example), so its empty α is compared with Arg2 'a hare'.
+#   3 'But it did not stop .'  the connective's character span starts inside 'But' and covers
+#     no token: position 'none', nothing predicted against Arg1 'He ran just like a hare' (6)
+#     and Arg2 'it did not stop' (4).
+#   4 'For example , prices fell .'  unary, sentence-initial: α ', prices fell .' = Arg2 (exact).
+# α: 5 right of 7 predicted and 15 gold: P 5/7, R 1/3, F1 10/22.  β: 2 of 2, of 8: P 1, R 1/4, F1 0.4.
+EDGE_MISSES = [
+    {"doc": "GUM_fixture_edges", "sentence": 0, "keyword": "because", "relation": "causal",
+     "category": "extrinsic", "position": "medial", "detected": True,
+     "text": "Brand X sold , sadly , less because prices rose .",
+     "tree": "(S (NP (NN Brand) (NNP X)) (VP (VBD sold) (, ,) (ADVP (RB sadly)) (, ,) (NP (JJR less)) "
+             "(SBAR (IN because) (S (NP (NNS prices)) (VP (VBD rose))))) (. .))",
+     # the commas are not scored: each leaves a gap, marked '…'
+     "alpha": {"predicted": "Brand X sold … sadly … less", "gold": "sold … sadly … less",
+               "gold_argument": "Arg1", "missing": "", "extra": "Brand X"},
+     "beta": {"predicted": "prices rose", "gold": "prices rose", "gold_argument": "Arg2",
+              "missing": "", "extra": ""}},
+    {"doc": "GUM_fixture_edges", "sentence": 1, "keyword": "as", "relation": "temporal",
+     "category": "extrinsic", "position": "medial", "detected": False,
+     "text": "We stayed as long as it rained .",
+     "tree": "(S (NP (PRP We)) (VP (VBD stayed) (SBAR (ADVP (RB as) (RB long)) (IN as) (S (NP (PRP it)) "
+             "(VP (VBD rained))))) (. .))",
+     "alpha": {"predicted": "", "gold": "We stayed", "gold_argument": "Arg1",
+               "missing": "We stayed", "extra": ""},
+     "beta": {"predicted": "", "gold": "it rained", "gold_argument": "Arg2",
+              "missing": "it rained", "extra": ""}},
+    {"doc": "GUM_fixture_edges", "sentence": 2, "keyword": "like", "relation": "example",
+     "category": "unary", "position": "medial", "detected": False,
+     "text": "He ran just like a hare .",
+     "tree": "(S (NP (PRP He)) (VP (VBD ran) (PP (ADVP (RB just)) (IN like) (NP (DT a) (NN hare)))) (. .))",
+     "alpha": {"predicted": "", "gold": "a hare", "gold_argument": "Arg2", "missing": "a hare",
+               "extra": ""}},
+    {"doc": "GUM_fixture_edges", "sentence": -1, "keyword": "", "relation": "comparative",
+     "category": "intrinsic", "position": "none", "detected": False, "text": "", "tree": "",
+     "alpha": {"predicted": "", "gold": "He ran just like a hare", "gold_argument": "Arg1",
+               "missing": "He ran just like a hare", "extra": ""},
+     "beta": {"predicted": "", "gold": "it did not stop", "gold_argument": "Arg2",
+              "missing": "it did not stop", "extra": ""}},
+]
+
+
+def test_known_answer_undetected_unary_and_unplaced_connectives(tmp_path):
+    errors = tmp_path / "misses.jsonl"
+    r = CliRunner().invoke(app, ["mapping", "eval", "--gdtb", str(GDTB), "--split", "test",
+                                 "--errors", str(errors)])
+    assert r.exit_code == 0, r.output
+    assert "[1/1] GUM_fixture_edges" in r.stderr
+    r = json.loads(r.stdout.strip().splitlines()[-1])
+    assert (r["n"], r["exact"]) == (5, 0.2)
+    assert r["alpha"] == {"precision": round(5 / 7, 4), "recall": round(1 / 3, 4),
+                          "f1": round(10 / 22, 4)}
+    assert r["beta"] == {"precision": 1.0, "recall": 0.25, "f1": 0.4}
+    assert r["per_relation"] == {
+        "causal": {"n": 1, "exact": 0.0, "alpha_f1": 0.75, "beta_f1": 1.0},
+        "comparative": {"n": 1, "exact": 0.0, "alpha_f1": 0.0, "beta_f1": 0.0},
+        # unary: α 2 of 2 predicted, of 4 gold; no β at all
+        "example": {"n": 2, "exact": 0.5, "alpha_f1": round(2 / 3, 4), "beta_f1": None},
+        # the undetected 'as': nothing predicted, but a gold β to find, so β F1 0, not None
+        "temporal": {"n": 1, "exact": 0.0, "alpha_f1": 0.0, "beta_f1": 0.0}}
+    assert r["per_category"] == {
+        "extrinsic": {"n": 2, "exact": 0.0, "alpha_f1": 0.6, "beta_f1": round(2 / 3, 4)},
+        "intrinsic": {"n": 1, "exact": 0.0, "alpha_f1": 0.0, "beta_f1": 0.0},
+        "unary": {"n": 2, "exact": 0.5, "alpha_f1": round(2 / 3, 4), "beta_f1": None}}
+    assert r["per_position"] == {
+        "initial": {"n": 1, "exact": 1.0, "alpha_f1": 1.0, "beta_f1": None},
+        # α 3 right of 5 predicted, 7 gold: F1 2·(3/5)(3/7)/(3/5 + 3/7) = 1/2
+        "medial": {"n": 3, "exact": 0.0, "alpha_f1": 0.5, "beta_f1": round(2 / 3, 4)},
+        "none": {"n": 1, "exact": 0.0, "alpha_f1": 0.0, "beta_f1": 0.0}}
+    assert [json.loads(line) for line in errors.read_text().splitlines()] == EDGE_MISSES
+
+
+def test_nothing_to_score_gives_zeros_not_a_division_error():
+    from logicparse.scorer import evaluate_mapping
+
+    zero = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    assert evaluate_mapping([]) == {
+        "alpha_f1": 0.0, "beta_f1": 0.0, "exact": 0.0, "n": 0, "alpha": zero, "beta": zero,
+        "mapping": "default", "per_relation": {}, "per_category": {}, "per_position": {}}
+
+
+class FlatParser:
+    """A parser that knows no syntax: every sentence ``(S (X w) ...)``."""
+
+    def parse(self, token_lists):
+        from logicparse.trees import read_tree
+
+        return [read_tree(flat(toks)) for toks in token_lists]
+
+
+def flat(tokens):
+    from logicparse.ptb import escape
+
+    return "(S " + " ".join(f"(X {escape(t)})" for t in tokens) + ")"
+
+
+# On flat trees 'because' has no clause: its α is the previous sentence 'It rained' (0 of 2
+# right) and its β the rest of its sentence 'But we played it was fun' (3 of 6 right); 'But'
+# and 'and' stay exact. α: 4 of 6 right, 6 gold; β: 10 of 13 right, 10 gold.
+FLAT_FIGURES = {"alpha": {"precision": round(4 / 6, 4), "recall": round(4 / 6, 4),
+                          "f1": round(4 / 6, 4)},
+                "beta": {"precision": round(10 / 13, 4), "recall": 1.0, "f1": round(20 / 23, 4)},
+                "exact": round(2 / 3, 4)}
+
+
+def test_the_parsers_or_the_given_trees_are_mapped_and_saved(tmp_path):
+    from logicparse.gdtb import read_gdtb
+    from logicparse.scorer import evaluate_mapping
+
+    (doc,) = read_gdtb(GDTB, "dev")
+    flat_trees = [flat(doc.tokens[0:3]), flat(doc.tokens[3:11]), flat(doc.tokens[11:16])]
+    saved = tmp_path / "new" / "trees"  # parents created
+    parsed = evaluate_mapping([doc], parser=FlatParser(), save_trees=saved)
+    assert (saved / "GUM_fixture_map.mrg").read_text() == "".join(t + "\n" for t in flat_trees)
+    given = evaluate_mapping([doc], trees=lambda d: flat_trees)
+    for r in (parsed, given):
+        assert {k: r[k] for k in FLAT_FIGURES} == FLAT_FIGURES
+
+
+def test_saved_trees_are_utf8_whatever_the_locale(tmp_path):
+    """A machine whose locale is not UTF-8 (here ASCII) still writes 'Café' as UTF-8."""
+    import locale
+
+    from logicparse.gdtb import GdtbDocument
+    from logicparse.scorer import evaluate_mapping
+
+    tree = "(S (NP (NNP Café)) (VP (VBD opened)) (. .))"
+    (tmp_path / "cafe.mrg").write_text(tree + "\n", encoding="utf-8")
+    doc = GdtbDocument("cafe", "Café opened .", tmp_path / "cafe.mrg")
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        evaluate_mapping([doc], save_trees=tmp_path / "saved")
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+    assert (tmp_path / "saved" / "cafe.mrg").read_text(encoding="utf-8") == tree + "\n"
+
+
+def test_gdtb_sentences_keep_each_tokens_offsets_in_the_text():
+    from logicparse.gdtb import read_gdtb
+    from logicparse.scorer import gdtb_sentences
+
+    (doc,) = read_gdtb(GDTB, "test")
+    sentences = gdtb_sentences(doc)
+    assert [len(s.tokens) for s in sentences] == [11, 8, 7, 6, 6]
+    assert [t for s in sentences for t in s.tokens] == doc.tokens
+    for s in sentences:
+        assert [doc.text[a:b] for a, b in zip(s.starts, s.ends)] == s.tokens
