@@ -403,6 +403,17 @@ AS = [
     ("(S (ADVP (RB So)) (NP (PRP we)) (VP (VBD met) (, ,) (SBAR (IN as) (S (NP (PRP you)) (VP (VBP know))))))",
      0, "analogy"),
     ("(SBAR (IN As) (S (NP (PRP you)) (VP (VBP know))))", 0, "analogy"),  # a fragment
+    # a clause that leaves its verb's complement out (a modal, "been", "done", an adverb after it): analogy
+    ("(S (NP (PRP It)) (VP (VBZ works) (SBAR (IN as) (S (NP (PRP it)) (VP (MD should))))))", 0, "analogy"),
+    ("(S (NP (PRP He)) (VP (VBD left) (, ,) (SBAR (IN as) (S (NP (PRP$ his) (NN father)) (VP (VBD had) "
+     "(VP (VBN done)))))))", 0, "analogy"),
+    ("(S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ quiet)) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBZ has) "
+     "(VP (VBN been)))))))", 0, "analogy"),
+    ("(S (VP (VB Leave) (NP (PRP it)) (SBAR (IN as) (S (NP (PRP it)) (VP (VBZ is) (ADVP (RB now)))))))", 0,
+     "analogy"),
+    # ... but not when the complement follows the negation
+    ("(S (NP (PRP They)) (VP (VBD left) (, ,) (SBAR (IN as) (S (NP (PRP we)) (VP (VBP are) (RB not) "
+     "(ADJP (JJ happy)))))))", 0, CONNECTIVE),
     ("(S (SBAR (IN As) (S (ADVP (RB previously)) (VP (VBN mentioned)))) (, ,) (NP (PRP it)) (VP (VBD rained)))",
      0, "analogy"),
     ("(S (NP (PRP I)) (VP (VBP know) (SBAR (S (NP (PRP it)) (VP (VBD rained) (SBAR (IN as) (S (NP (PRP we)) "
@@ -435,6 +446,10 @@ OTHERS = [
     ("(S (NP (PRP We)) (VP (VBD met) (SBAR (IN while) (PP (IN on) (NP (NN holiday))))))", "while", "temporal"),
     ("(S (NP (PRP We)) (VP (VBD left) (SBAR (IN while) (S (NP (PRP he)) (VP (VBD slept))))))", "while",
      CONNECTIVE),
+    # a connective only as an SBAR's subordinator before a clause with a subject; a fragment SBAR too
+    ("(S (NP (PRP He)) (VP (VBD married) (SBAR (IN while) (ADJP (RB still) (JJ young)))))", "while", UNDECIDED),
+    ("(S (NP (PRP He)) (VP (VBD read) (PP (IN while) (S (NP (PRP she)) (VP (VBD slept))))))", "while", UNDECIDED),
+    ("(SBAR (IN Since) (S (NP (PRP it)) (VP (VBD rained))))", "since", CONNECTIVE),
     # yet: "but yet" and the coordinator: comparative
     ("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC but) (ADVP (RB yet)) (S (NP (PRP it)) "
      "(VP (VBZ works))))", "yet", "comparative"),

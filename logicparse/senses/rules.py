@@ -153,7 +153,7 @@ class Site:
         return self.end + len(self.object_words(8))
 
     def children(self, node: int) -> list[int]:
-        return [n for n in range(node + 1, len(self.tree.labels)) if self.tree.parents[n] == node]
+        return [n for n, parent in enumerate(self.tree.parents) if parent == node]
 
     def clause(self) -> int:
         """The clause the keyword introduces as a subordinator: an S after it under the same
@@ -183,7 +183,7 @@ class Site:
             if not inner:
                 break
             vp = inner[-1]
-        if verb not in _AUX and verb not in _INTEND and verb not in ("had", "been", "done"):
+        if verb not in _AUX and verb not in _INTEND and verb not in ("been", "done"):
             return False
         for k in kids:
             label = base(self.tree.labels[k])
@@ -240,12 +240,12 @@ def _when(s: Site):
         parent = s.tree.parents[clause]
         if parent >= 0 and base(s.tree.labels[parent]) == "NP":
             return None  # relative clause: "the barren time in March when ..."
-        if parent >= 0 and s.prev == "and" and _has_wh_sister(s, parent, clause):
+        if parent >= 0 and s.prev == "and" and _has_wh_sister(s, parent):
             return None  # "how severe it is and when it occurs"
     return "temporal"
 
 
-def _has_wh_sister(s: Site, parent: int, node: int) -> bool:
+def _has_wh_sister(s: Site, parent: int) -> bool:
     t = s.tree
     for child in range(len(t.labels)):
         # the clause itself counts: "how and when it happened" is one embedded question
