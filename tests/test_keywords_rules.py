@@ -411,7 +411,9 @@ AS = [
      "(VP (VBN been)))))))", 0, "analogy"),
     ("(S (VP (VB Leave) (NP (PRP it)) (SBAR (IN as) (S (NP (PRP it)) (VP (VBZ is) (ADVP (RB now)))))))", 0,
      "analogy"),
-    # ... but not when the complement follows the negation
+    # ... but not when the complement follows the negation, or an inner verb phrase has it
+    ("(S (NP (PRP We)) (VP (VBD stayed) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD had) (VP (VBN rained)))))))",
+     0, CONNECTIVE),
     ("(S (NP (PRP They)) (VP (VBD left) (, ,) (SBAR (IN as) (S (NP (PRP we)) (VP (VBP are) (RB not) "
      "(ADJP (JJ happy)))))))", 0, CONNECTIVE),
     ("(S (SBAR (IN As) (S (ADVP (RB previously)) (VP (VBN mentioned)))) (, ,) (NP (PRP it)) (VP (VBD rained)))",
@@ -507,6 +509,9 @@ OTHERS = [
     # in: the object ends with the PP (or at a verb in a flat parse), so a later time is not its object
     ("(S (NP (PRP He)) (VP (VBD arrived) (PP (IN in) (NP (NNP Paris))) (NP (DT this) (NN morning))))", "in", None),
     ("(S (NP (NP (NNS People)) (IN in) (NP (NNP Paris))) (VBD spent) (NP (DT the) (NN summer)))", "in", None),
+    # ... and is read six words deep: a time word past a long place name is the event's time
+    ("(S (PP (IN In) (NP (NP (DT the) (NNP London) (NNP Stock) (NNP Exchange) (NN trading) (NN room)) "
+     "(NP-TMP (NN yesterday)))) (, ,) (NP (NNS shares)) (VP (VBD fell)))", "in", None),
     # like: a parse whose PP holds only the preposition still reads the object after it
     ("(NP (NP (DT a) (NN country)) (PP (IN like)) (NP (NNP Australia)))", "like", "example"),
 ]
