@@ -191,7 +191,7 @@ def test_rules_never_raise_on_any_position():
 
 
 def decided(tree: str, keyword: str, nth: int, expected):
-    """Assert the rule's decision (a relation, None or UNDECIDED) for one occurrence."""
+    """Assert the rule's decision (a relation, None, UNDECIDED or CONNECTIVE) for one occurrence."""
     got = rule(tree, keyword, nth)
     assert (got is expected) if expected in (None, UNDECIDED, CONNECTIVE) else got == expected, got
 
@@ -216,11 +216,12 @@ LIKE = [
     ("(S (CC and) (NP (PRP he)) (VP (VBZ goes) (PP (IN like) (: :) (S (NP (PRP I)) (VP (VBP know))))))", None),
     ("(S (CC and) (NP (PRP he)) (VP (VBZ goes) (PP (IN like) (: ...) (S (NP (PRP I)) (VP (VBP know))))))", None),
     ("(S (CC and) (NP (PRP he)) (VP (VBZ goes) (PP (IN like) (: …) (S (NP (PRP I)) (VP (VBP know))))))", None),
-    # quotative "was like" before a quote; "was like" before a noun phrase is a resemblance
+    # quotative "was like" before a quote; "was like" a noun phrase, or "like" a quoted sound, is a resemblance
     ('(S (NP (PRP I)) (VP (VBD was) (PP (IN like) (`` ") (INTJ (UH no)) (\'\' "))))', None),
     ('(S (NP (PRP I)) (VP (VBD was) (PP (IN like) (`` “) (INTJ (UH no)) (\'\' ”))))', None),
     ("(S (NP (PRP It)) (VP (VBD was) (PP (IN like) (NP (DT a) (NN dream)))))", "analogy"),
-    ('(S (NP (PRP She)) (VP (VBD said) (PP (IN like) (`` ") (INTJ (UH no)) (\'\' "))))', "analogy"),
+    ('(S (NP (PRP It)) (VP (VBD made) (NP (NP (DT a) (NN noise)) (PP (IN like) (`` ") (NP (NN pop)) (\'\' ")))))',
+     "analogy"),
     # evidential "looks like" (= it seems): none
     ("(S (NP (PRP They)) (VP (VBP look) (PP (IN like) (NP (CD sixteen)))))", None),
     ("(S (NP (PRP It)) (VP (VBD looked) (PP (IN like) (S (NP (EX there)) (VP (VBD was) (NP (DT a) (NN drop)))))))", None),
