@@ -55,7 +55,7 @@ def test_keyword_that_is_the_whole_sentence(mapping):
     linked = {"However": True, "But": mapping == "default", "No": False}
     for tree, keyword in (("(ADVP (RB However))", "However"), ("(CC But)", "But"),
                           ("(INTJ (UH No))", "No")):
-        doc, rel = relation(tree, keyword, mapping)
+        _, rel = relation(tree, keyword, mapping)
         assert rel.depth == 0 and rel.beta == []
         assert rel.alpha == ([[0, 3]] if linked[keyword] else []), keyword
 
@@ -63,10 +63,10 @@ def test_keyword_that_is_the_whole_sentence(mapping):
 def test_paper_multiword_keyword_split_across_its_parents_last_children():
     # 'as well' is no constituent: pa(n) is the VP, the lowest node covering both words, even
     # though the VP ends where the keyword does; depth is the VP's + 1.
-    doc, rel = relation("(S (NP (PRP We)) (VP (VBD sang) (RB as) (RB well)) (. .))", "as well", "paper")
+    tree = "(S (NP (PRP We)) (VP (VBD sang) (RB as) (RB well)) (. .))"
+    _, rel = relation(tree, "as well", "paper")
     assert rel.depth == 2 and rel.key == [[5, 7]]
-    assert mapped("(S (NP (PRP We)) (VP (VBD sang) (RB as) (RB well)) (. .))", "as well", "paper") \
-        == ("We .", "sang")
+    assert mapped(tree, "as well", "paper") == ("We .", "sang")
 
 
 def test_paper_extrinsic_whose_grandparent_is_the_sentence():
@@ -79,9 +79,9 @@ def test_paper_extrinsic_whose_grandparent_is_the_sentence():
 @pytest.mark.parametrize("mapping", ["paper", "default"])
 def test_coordinator_at_the_end_of_its_parent(mapping):
     # pa(n) = A + n + B with B empty (no range at all), or B = the final period only.
-    doc, rel = relation("(S (S (NP (PRP It)) (VP (VBD rained))) (CC but))", "but", mapping, first=None)
+    _, rel = relation("(S (S (NP (PRP It)) (VP (VBD rained))) (CC but))", "but", mapping, first=None)
     assert (rel.alpha, rel.beta) == ([[0, 2]], [])
-    doc, rel = relation("(S (S (NP (PRP It)) (VP (VBD rained))) (CC but) (. .))", "but", mapping,
+    _, rel = relation("(S (S (NP (PRP It)) (VP (VBD rained))) (CC but) (. .))", "but", mapping,
                         first=None)
     assert (rel.alpha, rel.beta) == ([[0, 2]], [[3, 4]])
 
@@ -102,7 +102,7 @@ CASES = [  # (id, second sentence's tree, keyword, (α, β) under the default ma
     ("next_conjunct_beta CONJP", "(S (NP (PRP We)) (VP (VBD ate) (NP (NNS apples) (CC and) (NNS pears) "
      "(CONJP (RB as) (RB well) (IN as)) (NNS plums))) (. .))", "and", ("apples", "pears")),
     # initial_rest_beta: a coordinator opening an inner clause after words keeps its parent's rest.
-    ("initial_coordinator quoted", "(S (NP (PRP He)) (VP (VBD said) (: :) (`` ``) (S (CC And) "
+    ("initial_rest_beta inner clause", "(S (NP (PRP He)) (VP (VBD said) (: :) (`` ``) (S (CC And) "
      "(NP (PRP we)) (VP (VBD stayed)))) (. .) ('' ''))", "And", ("It rained .", "we stayed")),
     # adjunct_clause: α is the clause the adjunct attaches to, subject included.
     ("adjunct_clause PP", "(S (NP (PRP We)) (VP (VBD left) (PP (IN after) (NP (DT the) (NN game)))) "
