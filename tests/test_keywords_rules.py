@@ -6,7 +6,7 @@ import pytest
 import logicparse
 from logicparse.senses import load_senses
 from logicparse.senses.decide import KeywordDecisions, query
-from logicparse.senses.rules import UNDECIDED, decide
+from logicparse.senses.rules import CONNECTIVE, UNDECIDED, decide
 from logicparse.taxonomy import keywords
 from logicparse.trees import read_tree
 
@@ -56,22 +56,38 @@ def rule(tree: str, keyword: str, nth: int = 0):
     ("(S (NP (DT the) (JJ then) (NN president)) (VP (VBD spoke)))", "then", None),
     ("(S (ADVP (RB then) (RB again)) (, ,) (ADVP (RB maybe)) (RB not))", "then", "comparative"),
     ("(S (NP (PRP We)) (VP (VBD ate) (CC and) (ADVP (RB then)) (VP (VBD left))))", "then", UNDECIDED),
-    # since: heading a time expression or alone -> temporal; a clause -> the classifier
+    # since: heading a time expression or alone -> temporal; a clause -> the classifier, not none
     ("(S (NP (PRP It)) (VP (VBZ has) (VP (VBN rained) (PP (IN since) (NP (CD 1990))))))", "since", "temporal"),
     ("(S (NP (PRP I)) (VP (VBP have) (ADVP (RB since)) (VP (VBN learned) (NP (PRP it)))))", "since", "temporal"),
     ("(S (NP (PRP We)) (VP (VBD stayed) (SBAR (IN since) (S (NP (PRP it)) (VP (VBD rained))))))", "since",
-     UNDECIDED),
-    # as: role or equative -> none; comment clause -> analogy; a clause -> the classifier
+     CONNECTIVE),
+    ("(S (NP (PRP We)) (VP (VBD stayed) (SBAR (IN since) (S (VP (VBG raining))))))", "since", UNDECIDED),
+    # as: role or equative -> none; comment clause or a clause missing its verb's complement ->
+    # analogy; a clause -> the classifier, not none
     ("(S (NP (PRP She)) (VP (VBZ works) (PP (IN as) (NP (DT a) (NN teacher)))))", "as", None),
     ("(S (NP (PRP He)) (VP (VBZ is) (ADJP (RB as) (JJ tall) (SBAR (IN as) (S (NP (PRP$ his) (NN father)))))))",
      "as", None),
     ("(S (SBAR (IN As) (S (NP (PRP you)) (VP (VBP know)))) (, ,) (NP (PRP it)) (VP (VBD rained)))", "as",
      "analogy"),
     ("(S (SBAR (IN As) (S (NP (PRP it)) (VP (VBD rained)))) (, ,) (NP (PRP we)) (VP (VBD stayed)))", "as",
-     UNDECIDED),
+     CONNECTIVE),
+    ("(S (NP (PRP They)) (VP (VBP are) (RB not) (, ,) (SBAR (IN as) (S (NP (PRP we)) (VP (VBP are) (RB not) (, ,)"
+     " (PP (IN under) (NP (NNS pressures))))))))", "as", "analogy"),
+    ("(S (NP (PRP It)) (VP (VBZ takes) (NP (NN place)) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBZ has)"
+     " (VP (PP (IN for) (NP (CD two) (NNS centuries)))))))))", "as", "analogy"),
+    ("(S (NP (PRP They)) (VP (VBD acted) (, ,) (SBAR (IN as) (S (NP (DT the) (NNS founders)) (VP (VBD intended))))))",
+     "as", "analogy"),
+    ("(S (SBAR (ADJP (JJ Great)) (IN as) (S (NP (PRP$ our) (NN burden)) (VP (VBZ is)))) (, ,) (NP (PRP it))"
+     " (VP (VBZ works)))", "as", "adversative"),
+    ("(S (NP (PRP They)) (VP (VBD acted) (, ,) (SBAR (IN as) (S (NP (DT the) (NNS founders)) (VP (VBD intended)"
+     " (NP (PRP it)))))))", "as", CONNECTIVE),
+    ("(S (NP (PRP It)) (VP (VBD fell) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD was) (PP (IN in) (NP (NNP Rome))))))))",
+     "as", CONNECTIVE),
     # while: noun -> none; before a participle -> temporal; a clause -> the classifier
     ("(S (NP (PRP We)) (VP (VBD waited) (PP (IN for) (NP (DT a) (NN while)))))", "while", None),
     ("(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (VP (VBG waiting))))))", "while", "temporal"),
+    ("(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (NP (PRP she)) (VP (VBD slept))))))", "while",
+     CONNECTIVE),
     # yet: 'not yet' / clause-final -> none; 'and yet' -> comparative
     ("(S (NP (PRP It)) (VP (VBZ is) (RB not) (ADVP (RB yet)) (ADJP (JJ done))))", "yet", None),
     ("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC and) (ADVP (RB yet)) (S (NP (PRP it)) (VP (VBZ works))))",
@@ -89,7 +105,7 @@ def rule(tree: str, keyword: str, nth: int = 0):
     ("(S (ADVP (RB So)) (NP (DT that)) (VP (VBZ 's) (NP (PRP it))))", "so that", None),
 ])
 def test_rule(tree, keyword, expected):
-    assert rule(tree, keyword) is expected if expected in (None, UNDECIDED) else \
+    assert rule(tree, keyword) is expected if expected in (None, UNDECIDED, CONNECTIVE) else \
         rule(tree, keyword) == expected
 
 
@@ -159,7 +175,7 @@ def test_decider_without_tree_falls_back_to_the_lexicon():
 
 def test_rules_never_raise_on_any_position():
     """Every rule at every token of real trees (where the keyword may not even stand) returns a
-    relation, None or UNDECIDED: an odd tree cannot crash a batch in the decision step."""
+    relation, None, UNDECIDED or CONNECTIVE: an odd tree cannot crash a batch in the decision step."""
     from logicparse.resources import ANNOTATIONS_DIR
     from logicparse.senses.data import read_annotations
     from logicparse.senses.rules import RULES
@@ -171,4 +187,4 @@ def test_rules_never_raise_on_any_position():
             width = len(kw.split())
             for start in range(0, len(t.leaves) - width + 1):
                 r = decide(kw, t, start, start + width)
-                assert r is UNDECIDED or r is None or r in logicparse.RELATIONS
+                assert r is UNDECIDED or r is CONNECTIVE or r is None or r in logicparse.RELATIONS

@@ -309,3 +309,30 @@ def test_partial_forward_gives_the_same_vectors(senses):
         np.testing.assert_allclose(full[key], part[key], atol=1e-5)
     assert len(enc.model.encoder.layer) == enc.n_layers - 1  # the shared model is untouched
     assert len(enc._upto(2).encoder.layer) == 2
+
+
+def test_a_connective_by_its_tree_gets_a_relation_not_none(senses):
+    """`as` heading a clause with its own subject is a connective: the classifier's most probable
+    relation decides, even where `none` is more probable; without the tree (no rules) `none`
+    stands. The `as` classifier is swapped for one whose probabilities are known (none 1/2,
+    temporal 1/3, causal 1/6) so the figures do not depend on the trained SVM."""
+    import copy
+
+    from sklearn.dummy import DummyClassifier
+
+    from logicparse.senses.decide import query
+    from logicparse.trees import read_tree
+
+    model = copy.copy(senses)
+    model.classifier = copy.copy(senses.classifier)
+    dummy = DummyClassifier(strategy="prior").fit(
+        [[0]] * 6, [NONE, NONE, NONE, "temporal", "temporal", "causal"])
+    model.classifier.estimators = {**senses.classifier.estimators, "as": dummy}
+    tokens = "As it rained , we stayed".split()
+    tree = read_tree("(S (SBAR (IN As) (S (NP (PRP it)) (VP (VBD rained)))) (, ,) (NP (PRP we))"
+                     " (VP (VBD stayed)))")
+    kw = keywords()["as"]
+    with_tree, without = model.disambiguate([query(kw, tokens, 0, 1, tree), query(kw, tokens, 0, 1)])
+    assert (with_tree.relation, with_tree.source) == ("temporal", "classifier")
+    assert with_tree.confidence == pytest.approx(1 / 3)
+    assert (without.relation, without.source) == (None, "classifier")

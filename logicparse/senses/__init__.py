@@ -27,6 +27,9 @@ class SenseQuery:
     tree: Optional["ParseTree"] = field(default=None, compare=False, repr=False)
     token_start: int = -1
     token_end: int = -1
+    # The tree shows a connective here (a subordinator heading a clause): a classifier picks
+    # among its relations and does not answer none.
+    connective: bool = False
 
 
 SOURCES = ("lexicon", "rule", "classifier")

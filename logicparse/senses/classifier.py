@@ -150,17 +150,19 @@ class SVMSenseModel:
             for kw in kws:
                 idx = by_kw[kw]
                 X = assemble(feats, layer, self.entries[kw]["pooling"])[[row[i] for i in idx]]
-                for i, d in zip(idx, self._predict(kw, X)):
+                for i, d in zip(idx, self._predict(kw, X, [queries[i].connective for i in idx])):
                     out[i] = d
         return out  # type: ignore[return-value]
 
-    def _predict(self, kw: str, X: np.ndarray) -> list[SenseDecision]:
+    def _predict(self, kw: str, X: np.ndarray, connective: Sequence[bool]) -> list[SenseDecision]:
         est = self.estimators[kw]
         proba = est.predict_proba(X)
         classes = list(est.classes_)
+        not_none = np.array([c != NONE for c in classes])
         out = []
-        for p in proba:
-            j = int(np.argmax(p))
+        for p, conn in zip(proba, connective):
+            # A connective by its tree: its most probable relation, however probable `none` is.
+            j = int(np.argmax(np.where(not_none, p, -1.0) if conn and not_none.any() else p))
             label = str(classes[j])
             out.append(SenseDecision(None if label == NONE else label, float(p[j]), "classifier"))
         return out

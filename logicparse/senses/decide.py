@@ -9,12 +9,13 @@ the lexicon's first sense. Every decision names its source (``rule``, ``classifi
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import Optional, Sequence
 
 from ..taxonomy import keywords as taxonomy_keywords
 from . import SenseDecision, SenseQuery
-from .rules import UNDECIDED, decide
+from .rules import CONNECTIVE, UNDECIDED, decide
 
 logger = logging.getLogger(__name__)
 
@@ -47,12 +48,15 @@ class KeywordDecisions:
 
     def disambiguate(self, queries: Sequence[SenseQuery]) -> list[SenseDecision]:
         out: list[Optional[SenseDecision]] = [None] * len(queries)
+        queries = list(queries)
         todo: list[int] = []
         classified = self.classified
         for i, q in enumerate(queries):
             if self.rules and q.tree is not None:
                 r = decide(q.keyword, q.tree, q.token_start, q.token_end)
-                if r is not UNDECIDED:
+                if r is CONNECTIVE:
+                    queries[i] = q = dataclasses.replace(q, connective=True)
+                elif r is not UNDECIDED:
                     out[i] = SenseDecision(r, RULE_CONFIDENCE, "rule")
                     continue
             if q.keyword in classified:

@@ -23,6 +23,9 @@ from typing import Callable
 from ..trees import ParseTree
 
 UNDECIDED = object()  # the rule has nothing to say: a classifier or the lexicon decides
+# A subordinator heading a clause with its own subject and verb is a connective: the classifier
+# picks which sense, but not none (``since I've been back``, ``as the nation industrialized``).
+CONNECTIVE = object()
 
 # Words after which a wh-clause or an if-clause is a question ("know when", "ask if").
 _QUESTION_TAKERS = frozenset("""
@@ -60,8 +63,13 @@ _NEG = frozenset({"not", "n't", "never", "no"})
 _SAY_KNOW = frozenset("""know knows knew known said say says saying recall recalls recalled
 remember mentioned noted note suggested suggests imagine imagined see saw seen expected expect
 reported described pointed explained stated stressed shown put discussed told tell indicated
-mentions argued wrote written""".split())
+mentions argued wrote written observed observes notes reviews reviewed illustrates illustrated
+summarized summarizes describes""".split())
 _WH = frozenset({"how", "what", "where", "why", "who", "whom", "which", "whether"})
+# Verbs whose object a comment or manner clause leaves out: "as our founders intended".
+_INTEND = frozenset("""intended intends intend planned plans plan promised promises hoped hopes
+wished wanted wants agreed agrees proposed proposes predicted predicts feared requested requires
+required demanded directed instructed prescribed envisioned envisaged anticipated""".split())
 _PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-"})
 
 
@@ -143,6 +151,50 @@ class Site:
         if p >= 0 and base(self.tree.labels[p]) in ("PP", "SBAR") and self.tree.starts[p] == self.start:
             return self.tree.ends[p]
         return self.end + len(self.object_words(8))
+
+    def children(self, node: int) -> list[int]:
+        return [n for n in range(node + 1, len(self.tree.labels)) if self.tree.parents[n] == node]
+
+    def clause(self) -> int:
+        """The clause the keyword introduces as a subordinator: an S after it under the same
+        SBAR, with a subject and a verb phrase; -1 if there is none."""
+        pre = self.tree.leaf_parents[self.end - 1]
+        sbar = self.tree.parents[pre]
+        if sbar < 0 or base(self.tree.labels[sbar]) != "SBAR":
+            return -1
+        for node in self.children(sbar):
+            if node > pre and base(self.tree.labels[node]) == "S":
+                labels = [base(self.tree.labels[k]) for k in self.children(node)]
+                if "VP" in labels and "NP" in labels:
+                    return node
+        return -1
+
+    def gapped_verb(self, clause: int) -> bool:
+        """The clause's verb phrase ends without its complement: an auxiliary with nothing after
+        it but adverbs or a time phrase (``as we are not``, ``as it has for two centuries``), or a
+        verb of intending without its object (``as our founders intended``)."""
+        vp = next(k for k in self.children(clause) if base(self.tree.labels[k]) == "VP")
+        verb = ""
+        while True:
+            kids = self.children(vp)
+            if kids and self.tree.labels[kids[0]].startswith(("VB", "MD")):
+                verb, kids = self.words[self.tree.starts[kids[0]]], kids[1:]
+            inner = [k for k in kids if base(self.tree.labels[k]) == "VP"]
+            if not inner:
+                break
+            vp = inner[-1]
+        if verb not in _AUX and verb not in _INTEND and verb not in ("had", "been", "done"):
+            return False
+        for k in kids:
+            label = base(self.tree.labels[k])
+            if label in _PUNCT_TAGS:
+                break  # what follows a comma is an aside: "as we are not, under normal ..."
+            words = self.words[self.tree.starts[k]:self.tree.ends[k]]
+            if label in ("RB", "ADVP") or (
+                    label == "PP" and any(w in _TIME_WORDS or _YEAR.match(w) for w in words)):
+                continue
+            return False
+        return True
 
     def sentence_ends_with_question(self) -> bool:
         return "?" in self.words[-2:]
@@ -232,7 +284,7 @@ def _since(s: Site):
         return "temporal"  # "has since learned", "since 1989", "ever since"
     if not s.next or s.tag(s.end) in _PUNCT_TAGS:
         return "temporal"  # "we have n't had a show since ."
-    return UNDECIDED
+    return CONNECTIVE if s.clause() >= 0 else UNDECIDED
 
 
 def _as(s: Site):
@@ -254,7 +306,16 @@ def _as(s: Site):
         clause.append(s.words[i])
     if any(w in _SAY_KNOW for w in clause):
         return "analogy"
-    return UNDECIDED
+    node = s.clause()
+    if node < 0:
+        return UNDECIDED
+    if not s.gapped_verb(node):
+        return CONNECTIVE
+    if s.tree.starts[s.tree.parents[node]] < s.start:
+        return "adversative"  # "great as our tax burden is": = though it is great
+    # "as we are not", "as our founders intended": what the clause leaves out is the other
+    # argument's, so it says the two are alike (GDTB: Comparison.Similarity, Expansion.Manner).
+    return "analogy"
 
 
 def _while(s: Site):
@@ -262,7 +323,7 @@ def _while(s: Site):
         return None  # "for a while"
     if s.tag(s.end) == "VBG" or s.next in ("at", "in", "on"):
         return "temporal"  # "while being scaled", "while at school"
-    return UNDECIDED
+    return CONNECTIVE if s.clause() >= 0 else UNDECIDED
 
 
 def _yet(s: Site):
@@ -326,4 +387,4 @@ def decide(keyword: str, tree: ParseTree, start: int, end: int):
     return rule(Site(tree, start, end))
 
 
-__all__ = ["UNDECIDED", "RULES", "decide", "base", "Site"]
+__all__ = ["UNDECIDED", "CONNECTIVE", "RULES", "decide", "base", "Site"]
