@@ -155,7 +155,7 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
     alpha = [[pa_span[0], start]] if start > pa_span[0] else []
     if not alpha and "initial_coordinator" in ACTIVE:
         if "initial_rest_beta" in ACTIVE and not any(_is_word(w) for w in tree.leaves[:start]):
-            beta = [[end, tree.ends[0]]] if tree.ends[0] > end else []
+            beta = [[end, tree.ends[0]]]  # pa(n) reaches past the keyword, so the sentence does
         return prev, _shift(beta, offset)
     if ("interjection_opening" in ACTIVE and _interjections_only(tree, pa, start)
             and not any(_is_word(w) for w in tree.leaves[:pa_span[0]])):
@@ -166,7 +166,7 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
         beta = [[end, after[1]]]
     if "vp_subject" in ACTIVE and alpha and base_label(tree.labels[pa]) == "VP":
         subject = _subject_clause_start(tree, pa)
-        if subject is not None and subject < alpha[0][0]:
+        if subject is not None:  # a subject precedes its VP, so it starts before α
             alpha = [[subject, start]]
     return _shift(alpha, offset), _shift(beta, offset)
 

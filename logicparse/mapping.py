@@ -71,7 +71,7 @@ def find_keywords(tokens: Sequence[str]) -> list[Match]:
         if cands:
             for kw in cands:
                 m = len(kw.words)
-                if m == 1 or (i + m <= n and tuple(lower[i:i + m]) == kw.words):
+                if m == 1 or tuple(lower[i:i + m]) == kw.words:
                     out.append(Match(i, i + m, kw))
                     i += m
                     break
@@ -139,7 +139,7 @@ def layer_labels(n_tokens: int, relations: Sequence[Relation]) -> list[list[int]
     """Per token, the label ids of every relation covering it, shallowest keyword first, ties by
     keyword position; [] for a token with no association."""
     logic: list[list[int]] = [[] for _ in range(n_tokens)]
-    for rel in sorted(relations, key=lambda r: (r.depth, r.key[0][0])):
+    for rel in sorted(relations, key=lambda r: (r.depth, r.key)):
         for role in ("key", "alpha", "beta"):
             ranges = getattr(rel, role)
             if not ranges:

@@ -337,3 +337,18 @@ def test_shard_entry_counts_rows_failures_and_ids(tmp_path):
     assert sh.shard_entry(tmp_path / "shard-00001.arrow") == entries[1]
     empty = sh.write_shard(tmp_path, 2, sh.documents_to_table([]))
     assert (empty["rows"], empty["failed"], empty["first_id"], empty["last_id"]) == (0, 0, None, None)
+
+
+def test_manifest_with_non_ascii_paths_reads_back_under_any_locale(tmp_path):
+    """A corpus under `données/` gives a manifest with non-ASCII text; it is written and read as
+    UTF-8 whatever the locale's encoding (a C locale's is ASCII)."""
+    import locale
+
+    manifest = {"format": sh.FORMAT, "schema_version": SCHEMA_VERSION, "input": "données/é.txt"}
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        sh.write_manifest(tmp_path, manifest)
+        assert sh.read_manifest(tmp_path) == manifest
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
