@@ -187,6 +187,42 @@ CASES = [  # (id, second sentence's tree, keyword, (α, β) under the default ma
 ]
 
 
+# The rules found last on GDTB train (interjection_opening, adverbial_sbar, phrase_adverbial), at
+# their edges.
+EDGE_CASES = [
+    # interjection_opening: an interjection tagged UH with no INTJ above it, or right before the
+    # coordinator, opens β all the same ...
+    ("bare UH before the coordinator", "(S (UH Um) (, ,) (CC but) (S (NP (PRP we)) (VP (VBD stayed))) "
+     "(. .))", "but", ("It rained .", "Um , we stayed .")),
+    ("interjection right before the coordinator", "(S (INTJ (UH Um)) (CC but) (S (NP (PRP we)) (VP "
+     "(VBD stayed))) (. .))", "but", ("It rained .", "Um we stayed .")),
+    # ... but not when a conjunct follows the interjection, or words come before its clause.
+    ("interjection, then a first conjunct", "(S (INTJ (UH Well)) (, ,) (NP (PRP we)) (VP (VBD ate)) "
+     "(CC but) (S (NP (PRP they)) (VP (VBD left))) (. .))", "but", ("Well , we ate", "they left")),
+    ("interjection inside a reported clause", "(S (NP (PRP We)) (VP (VBD said) (SBAR (S (INTJ (UH um)) "
+     "(, ,) (CC but) (S (NP (PRP it)) (VP (VBD rained)))))) (. .))", "but", ("um ,", "it rained")),
+    # adverbial_sbar, where the SBAR is the whole sentence (its root)
+    ("adverbial in a sentence that is an SBAR", "(SBAR (IN Although) (S (NP (PRP it)) (ADVP (RB also)) "
+     "(VP (VBD rained))))", "also", ("It rained .", "Although it rained")),
+    # phrase_adverbial: a two-word key phrase that is a whole PP is an adverbial; one that only
+    # opens a longer PP (`as a result of …`) stays a preposition with its object as β.
+    ("two-word key phrase that is a whole PP", "(S (PP (IN In) (NP (NN addition))) (, ,) (NP (PRP we)) "
+     "(VP (VBD stayed)) (. .))", "In addition", ("It rained .", ", we stayed .")),
+    ("two-word key phrase between two clauses", "(S (S (NP (PRP We)) (VP (VBD stayed))) (, ,) (PP (IN in) "
+     "(NP (NN addition))) (, ,) (S (NP (PRP we)) (VP (VBD ate))) (. .))", "in addition",
+     ("We stayed", ", , we ate")),
+    ("key phrase opening a longer PP", "(S (NP (PRP We)) (VP (VBD left) (PP (IN as) (NP (NP (DT a) "
+     "(NN result)) (PP (IN of) (NP (DT the) (NN rain)))))) (. .))", "as a result",
+     ("We left .", "of the rain")),
+]
+
+
+@pytest.mark.parametrize("tree,keyword,expected", [c[1:] for c in EDGE_CASES],
+                         ids=[c[0] for c in EDGE_CASES])
+def test_newest_rules_at_their_edges(tree, keyword, expected):
+    assert mapped(tree, keyword) == expected
+
+
 @pytest.mark.parametrize("tree,keyword,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_default_mapping_rule_cases(tree, keyword, expected):
     assert mapped(tree, keyword) == expected
