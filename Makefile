@@ -35,7 +35,7 @@ test: setup
 	exit $$status
 
 # Mutation testing of the code that scores, decides and verifies (scope: [tool.mutmut] in
-# pyproject.toml; survivors and why they are harmless: docs/testing.md). About 16 minutes on 2 shared cores.
+# pyproject.toml; survivors and why they are harmless: docs/testing.md). About 10 minutes on 2 cores.
 MUTATE_JOBS ?= 2
 mutate: setup
 	rm -rf mutants
