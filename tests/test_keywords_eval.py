@@ -24,22 +24,23 @@ def run(*args):
 def test_known_answer_rules_and_lexicon():
     """Eight occurrences (tests/fixtures/keywords/tiny.jsonl), decided by the tree rules:
     right: in Paris -> none, in 1998 -> temporal, I like -> none, fruits like -> example,
-    if ... then -> none, works like -> analogy; wrong: 'Looks like a resort' (analogy, the rule
-    says none) and 'As it rained' (causal; no rule, no classifier: the lexicon's temporal).
-    accuracy 6/8; emitted 4 (in 1998, fruits like, works like, As), 3 right: precision 3/4;
-    5 gold relations, 3 found: recall 3/5. The lexicon emits all 8, 2 right (in 1998, fruits
-    like): 2/8, 2/8, 2/5."""
+    if ... then -> none, works like -> analogy, looks like a resort -> analogy (a resemblance,
+    not the evidential 'looks like sixteen'); wrong: 'As it rained' (causal; the rule leaves a
+    clause to the classifier, and there is none: the lexicon's temporal).
+    accuracy 7/8; emitted 5 (in 1998, fruits like, works like, looks like, As), 4 right:
+    precision 4/5; 5 gold relations, 4 found: recall 4/5. The lexicon emits all 8, 2 right
+    (in 1998, fruits like): 2/8, 2/8, 2/5."""
     res, out = run("--data", str(TINY), "--senses", "rules")
     assert res.exit_code == 0, res.output
-    assert (out["accuracy"], out["precision"], out["recall"]) == (0.75, 0.75, 0.6)
+    assert (out["accuracy"], out["precision"], out["recall"]) == (0.875, 0.8, 0.8)
     assert (out["n"], out["correct"], out["emitted"], out["emitted_right"],
-            out["gold_relations"]) == (8, 6, 4, 3, 5)
+            out["gold_relations"]) == (8, 7, 5, 4, 5)
     lex = out["lexicon"]
     assert (lex["accuracy"], lex["precision"], lex["recall"]) == (0.25, 0.25, 0.4)
     assert out["sources"] == {"rule": 7, "lexicon": 1}
     like = out["per_keyword"]["like"]
-    # like: 3 of 4 right; emitted 2 (example, analogy), both right; 3 gold relations, 2 found.
-    assert (like["accuracy"], like["precision"], like["recall"]) == (0.75, 1.0, 0.6667)
+    # like: 4 of 4 right; emitted 3 (example, analogy, analogy), all right; 3 gold relations, 3 found.
+    assert (like["accuracy"], like["precision"], like["recall"]) == (1.0, 1.0, 1.0)
     assert (like["lexicon"]["accuracy"], like["lexicon"]["precision"],
             like["lexicon"]["recall"]) == (0.25, 0.25, 0.3333)
     assert like["sources"] == {"rule": 4}
@@ -61,10 +62,8 @@ def test_errors_file_lists_the_wrong_ones(tmp_path):
     res, _ = run("--data", str(TINY), "--senses", "rules", "--errors", str(err))
     assert res.exit_code == 0, res.output
     rows = [json.loads(line) for line in err.read_text().splitlines()]
-    assert [(r["keyword"], r["gold"], r["predicted"], r["source"]) for r in rows] == [
-        ("like", "analogy", "none", "rule"), ("as", "causal", "temporal", "lexicon")]
-    assert rows[0] == {"keyword": "like", "gold": "analogy", "predicted": "none", "source": "rule",
-                       "doc": "tiny", "context": "Looks [like] a resort ."}
+    assert rows == [{"keyword": "as", "gold": "causal", "predicted": "temporal", "source": "lexicon",
+                     "doc": "tiny", "context": "[As] it rained , we stayed ."}]
 
 
 def test_error_context_is_80_characters_before_and_60_after():

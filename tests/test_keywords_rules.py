@@ -231,6 +231,13 @@ LIKE = [
     ("(S (NP (PRP It)) (VP (VBZ sounds) (PP (IN like) (S (NP (PRP they)) (VP (VBD won))))))", None),
     ("(S (NP (PRP You)) (VP (VBP sound) (PP (IN like) (S (NP (PRP you)) (VP (VBD won))))))", None),
     ("(S (NP (PRP It)) (VP (VBD sounded) (PP (IN like) (S (NP (PRP they)) (VP (VBD won))))))", None),
+    ("(S (NP (PRP It)) (VP (VBD felt) (PP (IN like) (NP (DT a) (NN drop)))))", "analogy"),
+    ("(S (NP (PRP It)) (VP (VBD felt) (IN like) (PP (IN like) (S (NP (EX there)) (VP (VBD was))))))", None),
+    ("(S (NP (PRP I)) (VP (VBP feel) (SBAR (IN like) (S (NP (PRP you)) (VP (VBP need) (NP (PRP it)))))))", None),
+    ("(S (NP (PRP It)) (VP (VBZ tastes) (PP (IN like) (NP (CD 1999)))))", None),
+    # ... but after such a verb, a noun phrase is a resemblance: "looks like a resort"
+    ("(S (VP (VBZ Looks) (PP (IN like) (NP (DT a) (NN resort)))))", "analogy"),
+    ("(S (NP (PRP It)) (VP (VBZ smells) (PP (IN like) (NP (DT the) (NN spice)))))", "analogy"),
     # a filler before a verb
     ("(S (NP (PRP I)) (VP (MD could) (PP (IN like) (VP (VB post) (NP (DT a) (NN vlog))))))", None),
     # examples: a class noun (or a comma) on the left, names or a list on the right

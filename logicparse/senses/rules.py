@@ -70,6 +70,9 @@ _WH = frozenset({"how", "what", "where", "why", "who", "whom", "which", "whether
 _INTEND = frozenset("""intended intends intend planned plans plan promised promises hoped hopes
 wished wanted wants agreed agrees proposed proposes predicted predicts feared requested requires
 required demanded directed instructed prescribed envisioned envisaged anticipated""".split())
+# After these, `like` is evidential (it seems) or a resemblance (looks like a resort).
+_PERCEPTION = frozenset("""looks look looked seems seem seemed sounds sound sounded feels feel felt
+smells smell smelled tastes taste tasted""".split())
 _PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-"})
 
 
@@ -208,10 +211,11 @@ def _like(s: Site):
         return None  # "native - like"; ", like ," filler; "I was like , let 's": quotative
     if s.prev in _BE and s.next in ('"', "“"):
         return None  # quotative "was like \"...\"" (a comma or colon after it is caught above)
-    if s.prev in ("looks", "look", "looked", "seems", "seem", "seemed", "sounds", "sound",
-                  "sounded"):
-        return None  # evidential: "looks like sixteen" = it seems
-    return _like_preposition(s)
+    if s.prev in _PERCEPTION and (
+            s.tag(s.end) == "CD" or s.next == "like" or s.parent_label(s.start) == "SBAR"
+            or any(s.tag(i).startswith(("VB", "MD")) for i in range(s.end, s.phrase_end()))):
+        return None  # evidential: "looks like sixteen", "feel like you need that" = it seems
+    return _like_preposition(s)  # "looks like a resort": a resemblance
 
 
 def _like_preposition(s: Site):
