@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import zipfile
 from functools import lru_cache
 from pathlib import Path
@@ -28,9 +27,9 @@ from ..resources import sense_models_dir
 from ..taxonomy import keywords as taxonomy_keywords
 from . import SenseDecision, SenseQuery
 from .data import NONE
+from .decide import lexicon_decision
 from .features import DEFAULT_ENCODER, Encoder, Occurrence, assemble, pooling_parts
 
-logger = logging.getLogger(__name__)
 
 META = "meta.json"
 # What skops must instantiate for the estimators `senses train` writes, beyond the types skops
@@ -174,12 +173,7 @@ class SVMSenseModel:
         return [d.relation or NONE for d in self.disambiguate(qs)]
 
     def _lexicon(self, q: SenseQuery) -> SenseDecision:
-        if q.keyword not in self._warned:
-            self._warned.add(q.keyword)
-            logger.warning("No sense model for keyword %r in %s: using its lexicon sense %r.",
-                           q.keyword, self.directory, q.candidates[0] if q.candidates else None)
-        relation = q.candidates[0] if q.candidates else None
-        return SenseDecision(relation, 1.0, "lexicon")
+        return lexicon_decision(q, self._warned, self.directory)
 
 
 def load_senses(spec="default", device: str = "cpu", encoder=None) -> SVMSenseModel:

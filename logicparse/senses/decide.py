@@ -69,15 +69,23 @@ class KeywordDecisions:
         return out  # type: ignore[return-value]
 
     def _lexicon(self, q: SenseQuery) -> SenseDecision:
-        relation = q.candidates[0] if q.candidates else None
         kw = taxonomy_keywords().get(q.keyword)
-        if kw is not None and kw.ambiguous and self.classifier is not None \
-                and q.keyword not in self._warned:
-            self._warned.add(q.keyword)
-            logger.warning("No sense model for keyword %r in %s: using its lexicon sense %r.",
-                           q.keyword, getattr(self.classifier, "directory", self.classifier.name),
-                           relation)
-        return SenseDecision(relation, 1.0, "lexicon")
+        # Only an ambiguous keyword is worth a warning: the others have one sense to keep.
+        if kw is None or not kw.ambiguous or self.classifier is None:
+            return lexicon_decision(q)
+        return lexicon_decision(q, self._warned,
+                                getattr(self.classifier, "directory", self.classifier.name))
+
+
+def lexicon_decision(q: SenseQuery, warned: Optional[set] = None, model=None) -> SenseDecision:
+    """The keyword's lexicon sense (its first relation). With ``warned`` (the keywords already
+    warned about), one logged warning per keyword that ``model`` has no sense model for it."""
+    relation = q.candidates[0] if q.candidates else None
+    if warned is not None and q.keyword not in warned:
+        warned.add(q.keyword)
+        logger.warning("No sense model for keyword %r in %s: using its lexicon sense %r.",
+                       q.keyword, model, relation)
+    return SenseDecision(relation, 1.0, "lexicon")
 
 
 def query(keyword, tokens: Sequence[str], start: int, end: int, tree=None) -> SenseQuery:
