@@ -76,6 +76,9 @@ def test_error_context_is_80_characters_before_and_60_after():
     assert errors([a, a], [right, wrong]) == [
         {"keyword": "since", "gold": "causal", "predicted": "none", "source": "classifier",
          "doc": "long", "context": "x " * 40 + "[since]" + " y" * 30}]
+    # fewer than 80 characters before it: the context starts at the text's first character
+    short = Annotation("since", "Ok since then", 3, 8, "temporal", "hand", doc="short")
+    assert errors([short], [wrong])[0]["context"] == "Ok [since] then"
 
 
 def test_committed_dev_set_is_stratified_and_complete():

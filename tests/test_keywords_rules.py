@@ -235,6 +235,7 @@ LIKE = [
     ("(S (NP (PRP It)) (VP (VBD felt) (IN like) (PP (IN like) (S (NP (EX there)) (VP (VBD was))))))", None),
     ("(S (NP (PRP I)) (VP (VBP feel) (SBAR (IN like) (S (NP (PRP you)) (VP (VBP need) (NP (PRP it)))))))", None),
     ("(S (NP (PRP It)) (VP (VBZ tastes) (PP (IN like) (NP (CD 1999)))))", None),
+    ("(S (NP (PRP I)) (VP (VBP feel) (PP (IN like) (S (NP (PRP it)) (VP (MD will))))))", None),
     # ... but after such a verb, a noun phrase is a resemblance: "looks like a resort"
     ("(S (VP (VBZ Looks) (PP (IN like) (NP (DT a) (NN resort)))))", "analogy"),
     ("(S (NP (PRP It)) (VP (VBZ smells) (PP (IN like) (NP (DT the) (NN spice)))))", "analogy"),

@@ -212,7 +212,7 @@ def _like(s: Site):
     if s.prev in _BE and s.next in ('"', "“"):
         return None  # quotative "was like \"...\"" (a comma or colon after it is caught above)
     if s.prev in _PERCEPTION and (
-            s.tag(s.end) == "CD" or s.next == "like" or s.parent_label(s.start) == "SBAR"
+            s.tag(s.end) == "CD" or s.next == "like"
             or any(s.tag(i).startswith(("VB", "MD")) for i in range(s.end, s.phrase_end()))):
         return None  # evidential: "looks like sixteen", "feel like you need that" = it seems
     return _like_preposition(s)  # "looks like a resort": a resemblance
