@@ -53,10 +53,10 @@ def read_results(path: Path) -> list[dict]:
             try:
                 row = json.loads(line)
             except ValueError as e:
-                raise DataFormatError(Errors.E526.format(path=path, line=n, reason=f"not JSON ({e})"))
+                raise DataFormatError(Errors.E531.format(path=path, line=n, reason=f"not JSON ({e})"))
             missing = [k for k in C.RESULT_KEYS if not isinstance(row, dict) or k not in row]
             if missing:
-                raise DataFormatError(Errors.E526.format(path=path, line=n,
+                raise DataFormatError(Errors.E531.format(path=path, line=n,
                                                          reason=f"no {', '.join(missing)}"))
             rows.append(row)
     return rows

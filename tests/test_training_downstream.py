@@ -245,5 +245,5 @@ def test_a_damaged_results_line_is_named_and_the_file_left_alone(tmp_path, table
     before = results.read_bytes()
     assert table.main(["--data", str(CONJ), "--results", str(results), "--report"]) == 2
     err = capsys.readouterr().err
-    assert "[E526]" in err and "line 2" in err and str(results) in err
+    assert "[E531]" in err and "line 2" in err and str(results) in err
     assert results.read_bytes() == before

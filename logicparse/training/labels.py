@@ -168,10 +168,10 @@ def paper_labels(doc: Document, where: str = "shards") -> Document:
     if doc.error or not doc.tokens:
         return doc
     if not doc.parse:
-        raise DataFormatError(Errors.E525.format(where=where, id=doc.id))
+        raise DataFormatError(Errors.E530.format(where=where, id=doc.id))
     paper = annotate_trees(doc.parse, senses=None, id=doc.id, mapping="paper")
     if len(paper.tokens) != len(doc.tokens):
-        raise DataFormatError(Errors.E525.format(where=where, id=doc.id))
+        raise DataFormatError(Errors.E530.format(where=where, id=doc.id))
     return dataclasses.replace(doc, logic=paper.logic, relations=paper.relations)
 
 
