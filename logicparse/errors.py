@@ -279,3 +279,8 @@ class Errors(metaclass=_WithCodes):
     E523 = ("Cannot resume from {path}: {reason}. Start afresh with a new --out directory, or resume "
             "with the same --task, --model and logic settings.")
     E524 = "Model path {path} does not exist or holds no Hugging Face model (config.json): {reason}."
+    E530 = ("{where}: document {id!r} has no parse trees (or trees whose leaves are not its "
+            "tokens), and the paper's labels are mapped on the annotation's own trees. Annotate "
+            "the texts with `logicparse annotate` (it keeps the trees), or delete the cached shards.")
+    E531 = ("Results file {path}, line {line}, is damaged ({reason}). It was not changed: mend or "
+            "delete that line (each line is one finished run), then run the table again.")

@@ -12,7 +12,7 @@ import logicparse
 from logicparse.errors import DataFormatError
 from logicparse.batch import iter_documents, write_documents
 from logicparse.modeling import LogicAligner, join_documents, label_matrix, subword_words
-from logicparse.training.tasks import load_labels
+from logicparse.training.labels import load_labels
 from logicparse.tokens import ARROW_SCHEMA, Document
 
 NEG_KEY, NEG_A = 7, 8

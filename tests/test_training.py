@@ -17,7 +17,7 @@ import logicparse
 from logicparse.errors import DataFormatError
 from logicparse.modeling import from_pretrained, logical_embedding
 from logicparse.training import TrainConfig, read_dialogsum, read_dream, read_logiqa, train
-from logicparse.training.tasks import annotate_missing, texts_of
+from logicparse.training.labels import annotate_missing, texts_of
 
 FIX = Path(__file__).parent / "fixtures" / "modeling"
 
@@ -110,7 +110,7 @@ def test_dream_two_steps_logical_multiple_choice(tmp_path, tokenizer):
                       shards=str(tmp_path / "shards"), batch_size=2, epochs=1, max_steps=2,
                       lr=1e-3, k=2, quiet=True, log_every=1)
     result = train(cfg, annotator=FlatAnnotator())
-    assert result["steps"] == 2 and result["logic"] is True
+    assert result["steps"] == 2 and result["logic"] == "default"
     assert 0.0 <= result["dev"]["accuracy"] <= 1.0 and result["test"]["n"] == 1
     rows = metrics(out)
     steps = [r for r in rows if "loss" in r and "split" not in r]
@@ -155,7 +155,7 @@ def test_resume_continues_where_it_stopped(tmp_path, tokenizer):
     rows = metrics(out)
     assert any(r.get("event") == "resume" and r["step"] == 1 for r in rows)
     assert [r["step"] for r in rows if "grad_norm" in r] == [1, 2, 3]
-    with pytest.raises(DataFormatError, match="logic=False"):
+    with pytest.raises(DataFormatError, match="logic='none'"):
         train(TrainConfig(**{**base, "logic": True}, max_steps=4, resume=True,
                           shards=str(tmp_path / "s")), annotator=FlatAnnotator())
 
@@ -181,7 +181,7 @@ def test_cli_logiqa_logical_and_baseline(tmp_path, tokenizer):
     res = runner.invoke(app, args + ["--out", str(tmp_path / "b"), "--no-logic"])
     assert res.exit_code == 0, res.output
     baseline = json.loads(res.stdout.strip().splitlines()[-1])
-    assert logical["logic"] and not baseline["logic"]
+    assert logical["logic"] == "default" and baseline["logic"] == "none"
     assert "accuracy" in logical["dev"] and "accuracy" in baseline["test"]
     start = [json.loads(l) for l in (tmp_path / "a" / "metrics.jsonl").read_text().splitlines()][0]
     start_b = [json.loads(l) for l in (tmp_path / "b" / "metrics.jsonl").read_text().splitlines()][0]
@@ -214,7 +214,7 @@ def test_bad_shards_are_refused_before_training(tmp_path, tokenizer):
 def test_label_shards_are_verified_and_an_unfinished_run_is_not_read(tmp_path):
     from logicparse.batch.shards import (documents_to_table, read_manifest, write_documents,
                                          write_manifest, write_shard)
-    from logicparse.training.tasks import load_labels, text_id
+    from logicparse.training.labels import load_labels, text_id
 
     texts = ["If it rains, we stay.", "He came because she left."]
     docs = list(FlatAnnotator().pipe(texts, ids=[text_id(t) for t in texts]))
@@ -230,20 +230,16 @@ def test_label_shards_are_verified_and_an_unfinished_run_is_not_read(tmp_path):
         load_labels(str(tmp_path), texts)
 
 
-def test_cache_goes_next_to_the_data_unless_read_only(tmp_path, monkeypatch):
-    from logicparse.training.tasks import default_cache_dir
+def test_cache_goes_to_the_user_cache_never_into_the_data(tmp_path, monkeypatch):
+    from logicparse.training.labels import default_cache_dir
 
     data = tmp_path / "dream"
     data.mkdir()
     (data / "train.json").write_text("[]")
-    assert default_cache_dir(str(data / "train.json")) == data / ".logicparse-shards"
-    data.chmod(0o555)  # read-only, as the shared data sets are (even for root)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    try:
-        got = default_cache_dir(str(data / "train.json"))
-    finally:
-        data.chmod(0o755)
-    assert got.parent == tmp_path / "cache" / "logicparse" / "shards"
+    got = default_cache_dir(str(data / "train.json"))
+    assert got.parent == tmp_path / "cache" / "logicparse" / "labels"
+    assert got.name.startswith("dream-") and data not in got.parents
 
 
 # --- the loop's figures, for models whose answers are known ---------------------------------

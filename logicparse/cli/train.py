@@ -1,4 +1,5 @@
-"""`logicparse train`: fine-tune a Logical Transformer (or its baseline) on DREAM, LogiQA, DialogSum."""
+"""`logicparse train`: fine-tune a Logical Transformer (or its baseline) on DREAM, LogiQA,
+DialogSum or ConjNLI."""
 
 from __future__ import annotations
 
@@ -16,30 +17,55 @@ class TaskName(str, Enum):
     dream = "dream"
     logiqa = "logiqa"
     dialogsum = "dialogsum"
+    conjnli = "conjnli"
+
+
+class LogicSource(str, Enum):
+    none = "none"
+    paper = "paper"
+    default = "default"
+    shuffled = "shuffled"
 
 
 def train(
     task: TaskName = typer.Option(..., "--task", help="dream and logiqa: multiple choice "
                                   "(AutoModelForMultipleChoice); dialogsum: summarisation "
-                                  "(AutoModelForSeq2SeqLM, e.g. BART)."),
+                                  "(AutoModelForSeq2SeqLM, e.g. BART); conjnli: sentence-pair "
+                                  "inference, 3 classes (AutoModelForSequenceClassification)."),
     model: str = typer.Option("all-MiniLM-L6-v2", "--model", help="Local Hugging Face model "
                               "directory (or a logical checkpoint saved by this command). "
                               "'all-MiniLM-L6-v2' is the bundled MiniLM encoder."),
     data: Optional[Path] = typer.Option(None, "--data", help="Directory laid out like "
                                         "data/tasks/<task>/ (DREAM: train/dev/test.json; LogiQA: "
-                                        "Train/Eval/Test.txt; DialogSum: dialogsum.<split>.jsonl)."),
+                                        "Train/Eval/Test.txt; DialogSum: dialogsum.<split>.jsonl; "
+                                        "ConjNLI: adversarial_train_15k.tsv, and conj_dev.tsv as "
+                                        "the test set)."),
     train_file: Optional[Path] = typer.Option(None, "--train", help="Training file (overrides --data)."),
     dev_file: Optional[Path] = typer.Option(None, "--dev", help="Dev file, evaluated each epoch."),
     test_file: Optional[Path] = typer.Option(None, "--test", help="Test file, evaluated at the end "
                                              "with the best dev model."),
     out: Path = typer.Option(Path("out/train"), "--out", help="Output directory: metrics.jsonl, "
                              "ckpt.pt, best/."),
-    no_logic: bool = typer.Option(False, "--no-logic", help="Train the baseline: same model and "
-                                  "settings without the logical embedding."),
+    logic: LogicSource = typer.Option(LogicSource.default, "--logic", help="Label source. "
+                                      "default: the annotator's labels (keyword decisions, default "
+                                      "mapping); paper: the paper's literal labels (Algorithm 1, "
+                                      "lexicon senses); shuffled: the control, default's labels "
+                                      "permuted over each text's tokens; none: the plain model."),
+    no_logic: bool = typer.Option(False, "--no-logic", help="Same as --logic none: the baseline, "
+                                  "same model and settings without the logical embedding."),
     shards: Optional[Path] = typer.Option(None, "--shards", help="Shards with the texts' labels "
-                                          "(from `logicparse annotate`). Default: cached next to "
-                                          "the data (or in ~/.cache/logicparse when read-only); "
-                                          "texts they lack are annotated once."),
+                                          "(from `logicparse annotate`, made with the label "
+                                          "source's --mapping). Default: the user cache "
+                                          "(~/.cache/logicparse/labels), one folder per data "
+                                          "folder and label source; texts they lack are annotated once."),
+    dev_size: Optional[int] = typer.Option(None, "--dev-size", min=0, help="Examples carved from "
+                                           "the training file as the dev split (seeded by "
+                                           "--split-seed). Default: 1000 for conjnli, which has no "
+                                           "dev file; 0 for the others."),
+    train_size: Optional[int] = typer.Option(None, "--train-size", min=1, help="Train on a "
+                                             "seeded subset of this many examples (after the carve)."),
+    split_seed: int = typer.Option(0, "--split-seed", help="Seed of the dev carve and the training "
+                                   "subset; apart from --seed, so every run shares them."),
     k: int = typer.Option(3, "--k", min=1, help="Logic depth K: projection layers per token."),
     n_logic: Optional[int] = typer.Option(None, "--n-logic", min=1, help="Size of the 35 logical "
                                           "vectors (default: the word embedding size)."),
@@ -63,16 +89,21 @@ def train(
     device: str = typer.Option("auto", "--device", help="auto (cuda when available), cpu, cuda, cuda:1."),
     no_bf16: bool = typer.Option(False, "--no-bf16", help="Train in fp32 on GPU too."),
     resume: bool = typer.Option(False, "--resume", help="Continue from OUT/ckpt.pt."),
+    no_checkpoint: bool = typer.Option(False, "--no-checkpoint", help="Write neither OUT/ckpt.pt "
+                                       "(three times the model's size: 276 MB for MiniLM) nor "
+                                       "OUT/best/; the best dev weights are kept in memory for "
+                                       "the test. Such a run cannot be resumed."),
     parser: str = typer.Option("default", "--parser", help="Parser for texts the shards lack."),
     senses: str = typer.Option("default", "--senses", help="Sense models; 'none' keeps lexicon senses."),
     annotate_workers: int = typer.Option(1, "--annotate-workers", min=1),
     log_every: int = typer.Option(10, "--log-every", min=1),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
 ) -> None:
-    """Fine-tune a model with logic labels (Logical Transformer) or without (--no-logic).
+    """Fine-tune a model with logic labels (Logical Transformer) or without (--logic none).
 
-    Same command on CPU and GPU (bf16 autocast on GPU). Prints progress, writes OUT/metrics.jsonl,
-    and prints the final metrics (best dev, test) as one JSON object on the last line of stdout.
+    Same command on CPU and GPU (bf16 autocast on GPU). Prints progress, writes OUT/metrics.jsonl
+    (and, unless --no-checkpoint, OUT/ckpt.pt and OUT/best/), and prints the final metrics (best
+    dev, test) as one JSON object on the last line of stdout.
     """
     from ..training import TrainConfig, train as run
 
@@ -81,7 +112,9 @@ def train(
         train_file=str(train_file) if train_file else None,
         dev_file=str(dev_file) if dev_file else None,
         test_file=str(test_file) if test_file else None,
-        shards=str(shards) if shards else None, out=str(out), logic=not no_logic, k=k,
+        shards=str(shards) if shards else None, out=str(out),
+        logic="none" if no_logic else logic.value, dev_size=dev_size, train_size=train_size,
+        split_seed=split_seed, checkpoint=not no_checkpoint, k=k,
         n_logic=n_logic, projection=projection, epochs=epochs, batch_size=batch_size,
         eval_batch_size=eval_batch_size, grad_accum=grad_accum, lr=lr, weight_decay=weight_decay,
         warmup=warmup, clip=clip, max_length=max_length, max_target_length=max_target_length,

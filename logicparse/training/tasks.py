@@ -1,29 +1,22 @@
-"""The downstream tasks of the paper's section 5 (DREAM, LogiQA, DialogSum): readers for the
-formats of ``data/tasks/``, and their logic labels, annotated once and cached as Arrow shards.
-
-Labels are looked up by text (a hash of it), not by position, so the same sentence shared by many
-questions is annotated once, and shards made by ``logicparse annotate`` on a JSONL of
-``{"id", "text"}`` rows serve as well as the cache this module writes.
-"""
+"""The downstream tasks: the paper's section 5 (DREAM, LogiQA, DialogSum) and two that fit a CPU
+(ConjNLI, PARARULE-Plus): readers for the formats of ``data/tasks/``. Their logic labels come
+from ``labels.py``."""
 
 from __future__ import annotations
 
-import hashlib
+import csv
 import json
-import logging
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional
+from typing import Callable, Optional
+
+import numpy as np
 
 from ..errors import DataFormatError, Errors
-from ..tokens import Document
 
-log = logging.getLogger(__name__)
-
-MULTIPLE_CHOICE, SEQ2SEQ = "multiple_choice", "seq2seq"
+MULTIPLE_CHOICE, SEQ2SEQ, PAIR = "multiple_choice", "seq2seq", "pair_classification"
 
 
 @dataclass
@@ -34,12 +27,29 @@ class ChoiceExample:
     options: list[str]
     label: int
 
+    def texts(self) -> list[str]:
+        return [self.context, self.question, *self.options]
+
 
 @dataclass
 class SummaryExample:
     id: str
     dialogue: str
     summaries: list[str]  # one reference for train/dev, three for DialogSum test
+
+    def texts(self) -> list[str]:
+        return [self.dialogue]
+
+
+@dataclass
+class PairExample:
+    id: str
+    premise: str
+    hypothesis: str
+    label: int  # index into the task's ``classes``
+
+    def texts(self) -> list[str]:
+        return [self.premise, self.hypothesis]
 
 
 # --- readers ---------------------------------------------------------------------------------
@@ -122,12 +132,47 @@ def read_dialogsum(path: str) -> list[SummaryExample]:
     return out
 
 
+NLI_CLASSES = ("entailment", "neutral", "contradiction")
+
+
+def read_conjnli(path: str) -> list[PairExample]:
+    """ConjNLI TSV (UTF-8, a byte-order mark allowed): a header ``Premise, Hypothesis, Label``,
+    then one pair per line; labels entailment / neutral / contradiction. Quotes are text."""
+    out = []
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        rows = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = [h.strip().lower() for h in next(rows, [])]
+        if header[:3] != ["premise", "hypothesis", "label"]:
+            raise DataFormatError(Errors.E520.format(
+                path=path, where="line 1", reason=f"expected the header Premise, Hypothesis, Label "
+                f"(tab-separated), got {header!r}; a file without labels cannot be trained or scored on"))
+        for n, row in enumerate(rows, 2):
+            if not any(c.strip() for c in row):
+                continue
+            if len(row) != 3 or not row[0].strip() or not row[1].strip():
+                raise DataFormatError(Errors.E520.format(
+                    path=path, where=f"line {n}", reason=f"expected a premise, a hypothesis and a "
+                    f"label separated by tabs, got {len(row)} field(s)"))
+            label = row[2].strip().lower()
+            if label not in NLI_CLASSES:
+                raise DataFormatError(Errors.E520.format(
+                    path=path, where=f"line {n}", reason=f"unknown label {row[2]!r} (expected one "
+                    f"of {', '.join(NLI_CLASSES)})"))
+            out.append(PairExample(f"{Path(path).stem}-{n}", row[0].strip(), row[1].strip(),
+                                   NLI_CLASSES.index(label)))
+    return out
+
+
 @dataclass(frozen=True)
 class Task:
     name: str
     kind: str
     reader: Callable[[str], list]
     files: dict = field(default_factory=dict)  # split -> default file name inside --data
+    classes: tuple = ()  # label names of a pair-classification task
+    # Pairs carved from the training file as the dev split when the task ships no dev file with
+    # labels to spare (ConjNLI's only labelled evaluation file is its test set).
+    carve_dev: int = 0
 
     def read(self, path: str) -> list:
         return self.reader(path)
@@ -141,6 +186,10 @@ TASKS = {
     "dialogsum": Task("dialogsum", SEQ2SEQ, read_dialogsum,
                       {"train": "dialogsum.train.jsonl", "dev": "dialogsum.dev.jsonl",
                        "test": "dialogsum.test.jsonl"}),
+    # ConjNLI's conj_dev.tsv is the test set (conj_test.tsv has no labels); dev is carved from train.
+    "conjnli": Task("conjnli", PAIR, read_conjnli,
+                    {"train": "adversarial_train_15k.tsv", "test": "conj_dev.tsv"},
+                    classes=NLI_CLASSES, carve_dev=1000),
 }
 
 
@@ -154,8 +203,9 @@ def split_files(task: Task, data: Optional[str], overrides: dict) -> dict[str, O
     """Path of each split: an explicit ``--train/--dev/--test`` file, else the task's file name
     inside ``data`` when it exists. Training needs a train file; dev and test are optional."""
     out = {}
-    for split, name in task.files.items():
-        path = overrides.get(split) or (os.path.join(data, name) if data else None)
+    for split in ("train", "dev", "test"):
+        name = task.files.get(split)
+        path = overrides.get(split) or (os.path.join(data, name) if data and name else None)
         if overrides.get(split) and not os.path.isfile(path):
             raise DataFormatError(Errors.E521.format(path=path, option=split, task=task.name,
                                                      files=", ".join(task.files.values())))
@@ -167,110 +217,15 @@ def split_files(task: Task, data: Optional[str], overrides: dict) -> dict[str, O
     return out
 
 
-# --- texts and their labels --------------------------------------------------------------------
-
-
-def text_id(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:20]
-
-
-def texts_of(examples: Iterable) -> list[str]:
-    """Every text a model reads, once each, in first-seen order: contexts, questions and options
-    (annotated apart: a question and an option are joined after annotation), or dialogues."""
-    seen: dict[str, None] = {}
-    for ex in examples:
-        parts = [ex.context, ex.question, *ex.options] if isinstance(ex, ChoiceExample) \
-            else [ex.dialogue]
-        for t in parts:
-            seen.setdefault(t, None)
-    return list(seen)
-
-
-def default_cache_dir(data_file: str) -> Path:
-    """Next to the data when that directory is writable, else under ~/.cache/logicparse."""
-    here = Path(data_file).resolve().parent
-    # The mode bits as well as access(): root may write anywhere, but a directory that nobody
-    # may write (a shared, read-only data set) is not ours to fill.
-    if os.access(here, os.W_OK) and here.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
-        return here / ".logicparse-shards"
-    key = hashlib.sha1(str(here).encode()).hexdigest()[:12]
-    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return root / "logicparse" / "shards" / f"{here.name}-{key}"
-
-
-def load_labels(shards: str, texts: list[str]) -> tuple[dict[str, Document], list[str]]:
-    """Documents of the shard directories at or under ``shards`` for ``texts`` (by text),
-    checked; returns them and the missing texts. A finished run is verified against its manifest
-    (sha256); an unfinished one (an annotation that was interrupted) is not read, so its texts
-    count as missing and are annotated again."""
-    from ..batch.shards import find_shard_dirs, iter_documents, read_manifest
-    from ..modeling.aligner import check_document, document_text
-
-    wanted = {text_id(t): t for t in texts}
-    found: dict[str, Document] = {}
-    for run in find_shard_dirs(shards):
-        manifest = read_manifest(run)
-        if manifest is not None and not manifest.get("complete"):
-            log.warning("%s is an unfinished annotation run: not read", run)
-            continue
-        for doc in iter_documents(run, verify=True):
-            check_document(doc, str(run))
-            key = text_id(doc.text) if doc.text else doc.id
-            if key in wanted and key not in found:
-                found[key] = doc
-            elif doc.id in wanted and doc.id not in found:
-                # Same id as the text's hash but another text: offsets would point at wrong words.
-                if document_text(doc) != wanted[doc.id]:
-                    raise DataFormatError(Errors.E516.format(where=shards, id=doc.id))
-                found[doc.id] = doc
-    missing = [t for k, t in wanted.items() if k not in found]
-    return {wanted[k]: d for k, d in found.items()}, missing
-
-
-def annotate_missing(texts: list[str], shards: Path, annotator=None, parser: str = "default",
-                     senses: Optional[str] = "default", device: str = "cpu", workers: int = 1,
-                     batch_size: int = 32) -> None:
-    """Annotate ``texts`` into a new shard directory under ``shards`` (once; later runs read it).
-
-    With no ``annotator`` this is the batch annotator (``logicparse annotate``) on a JSONL of the
-    texts, so the same shards can be made ahead of time, on more workers, with that command.
-    An ``annotator`` object (anything with ``.pipe(texts, batch_size=, ids=)``) runs in process.
-    """
-    digest = hashlib.sha1("\n\x00".join(texts).encode("utf-8")).hexdigest()[:12]
-    out = shards / f"run-{digest}"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    jsonl = shards / f"texts-{digest}.jsonl"
-    with open(jsonl, "w", encoding="utf-8") as f:
-        for t in texts:
-            f.write(json.dumps({"id": text_id(t), "text": t}, ensure_ascii=False) + "\n")
-    log.warning("annotating %d texts into %s (or run: logicparse annotate %s --out %s)",
-                len(texts), out, jsonl, out)
-    if annotator is not None:
-        from ..batch.shards import write_documents
-
-        docs = list(annotator.pipe(texts, batch_size=batch_size, ids=[text_id(t) for t in texts]))
-        write_documents(out, docs)
-        return
-    from ..batch import RunConfig, WorkerSpec, annotate_corpus
-    from ..batch.progress import make_progress
-
-    config = RunConfig(workers=workers, overwrite=True,
-                       worker=WorkerSpec(parser=parser, senses=senses, device=device))
-    annotate_corpus([str(jsonl)], out, config, progress=make_progress(quiet=False))
-
-
-def labels_for(texts: list[str], shards: Optional[str], data_file: str, annotate: bool = True,
-               **annotate_kwargs) -> dict[str, Document]:
-    """text -> Document for every text, annotating the missing ones once (cached)."""
-    cache = Path(shards) if shards else default_cache_dir(data_file)
-    found, missing = load_labels(str(cache), texts)
-    if missing and annotate:
-        annotate_missing(missing, cache, **annotate_kwargs)
-        found, missing = load_labels(str(cache), texts)
-    if missing:
-        raise DataFormatError(Errors.E514.format(where=cache, id=text_id(missing[0]),
-                                                 text=missing[0][:60]))
-    failed = sum(1 for d in found.values() if d.error)
-    if failed:
-        log.warning("%d of %d texts failed annotation; their tokens take E", failed, len(found))
-    return found
+def carve(train: list, dev_size: int, train_size: Optional[int], seed: int = 0) -> tuple[list, list]:
+    """A seeded dev split of ``dev_size`` examples carved from ``train``, and the rest (its first
+    ``train_size`` in a seeded order, or all). The same ``seed`` gives the same two sets whatever
+    the training seed, so every run of a table trains and selects on the same examples."""
+    order = np.random.default_rng(seed).permutation(len(train))
+    if dev_size >= len(train):
+        raise DataFormatError(Errors.E520.format(
+            path="the training file", where=f"{len(train)} examples",
+            reason=f"too few to carve a dev split of {dev_size}; lower --dev-size"))
+    dev = [train[i] for i in sorted(order[:dev_size])]
+    rest = order[dev_size:] if train_size is None else order[dev_size:dev_size + train_size]
+    return [train[i] for i in rest], dev

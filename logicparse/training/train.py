@@ -1,10 +1,13 @@
-"""Fine-tune a Logical Transformer (or its baseline, ``logic=False``) on DREAM, LogiQA or DialogSum.
+"""Fine-tune a Logical Transformer (or its baseline, ``logic="none"``) on a downstream task:
+DREAM, LogiQA (multiple choice), DialogSum (summaries), ConjNLI (sentence pairs).
 
 Read top to bottom: config, data and labels, model, optimizer, loop, evaluation. The same code runs
 on CPU and GPU; on a GPU it trains under bf16 autocast. Every run writes to ``out``:
 
     metrics.jsonl   one JSON object per logged step and per evaluation
-    ckpt.pt         model + optimizer + scheduler + position, for ``resume=True``
+    ckpt.pt         model + optimizer + scheduler + position, for ``resume=True`` (the model's
+                    size times three: 276 MB for MiniLM; ``checkpoint=False`` writes neither it
+                    nor best/ and keeps the best dev weights in memory)
     best/           the best model on dev (save_pretrained; logical ones load with
                     logicparse.modeling.from_pretrained), with its tokenizer
 """
@@ -24,6 +27,7 @@ import numpy as np
 import torch
 
 from ..errors import DataFormatError, Errors, ModelLoadError
+from . import labels as L
 from . import tasks as T
 from .metrics import count_correct, rouge
 
@@ -36,9 +40,14 @@ class TrainConfig:
     train_file: Optional[str] = None
     dev_file: Optional[str] = None
     test_file: Optional[str] = None
-    shards: Optional[str] = None  # annotation shards; default: cached next to the data
+    shards: Optional[str] = None  # annotation shards; default: the user cache, per label source
     out: str = "out/train"
-    logic: bool = True  # False: the baseline, same everything without the logic embedding
+    # Label source: default | paper | shuffled (the control) | none (the baseline: same everything
+    # without the logic embedding); True/False are read as default/none.
+    logic: str = "default"
+    dev_size: Optional[int] = None  # pairs carved from train as dev (default: the task's, if no dev file)
+    train_size: Optional[int] = None  # a seeded subset of the training examples (after the carve)
+    split_seed: int = 0  # the carve and the subset; apart from seed, so every run shares them
     k: int = 3  # logic depth K
     n_logic: Optional[int] = None  # logic vector size (default: the word embedding size)
     projection: str = "linear"  # or "mlp" (footnote 4)
@@ -60,10 +69,16 @@ class TrainConfig:
     bf16: bool = True  # autocast on CUDA only
     log_every: int = 10
     resume: bool = False
+    checkpoint: bool = True  # ckpt.pt and best/ on disk (False: best dev weights kept in memory)
     parser: str = "default"  # for annotating texts that the shards lack
     senses: Optional[str] = "default"
     annotate_workers: int = 1
     quiet: bool = False
+
+    def __post_init__(self):
+        if isinstance(self.logic, bool):
+            self.logic = "default" if self.logic else "none"
+        L.check_source(self.logic)
 
 
 def resolve_model_path(name: str) -> str:
@@ -103,27 +118,38 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     task = T.get_task(cfg.task)
     files = T.split_files(task, cfg.data, {"train": cfg.train_file, "dev": cfg.dev_file,
                                            "test": cfg.test_file})
-    splits = {s: task.read(p)[:cfg.limit] for s, p in files.items() if p}
+    splits = {s: task.read(p) for s, p in files.items() if p}
+    dev_size = task.carve_dev if cfg.dev_size is None and "dev" not in splits else cfg.dev_size
+    if dev_size:
+        splits["train"], splits["dev"] = T.carve(splits["train"], dev_size, cfg.train_size,
+                                                 cfg.split_seed)
+    elif cfg.train_size:
+        order = np.random.default_rng(cfg.split_seed).permutation(len(splits["train"]))
+        splits["train"] = [splits["train"][i] for i in order[:cfg.train_size]]
+    splits = {s: exs[:cfg.limit] for s, exs in splits.items()}
+    logical = cfg.logic != "none"
     labels = None
-    if cfg.logic:
-        texts = T.texts_of(ex for exs in splits.values() for ex in exs)
-        labels = T.labels_for(texts, cfg.shards, files["train"], annotator=annotator,
-                              parser=cfg.parser, senses=cfg.senses, device=device,
-                              workers=cfg.annotate_workers)
+    if logical:
+        texts = L.texts_of(ex for exs in splits.values() for ex in exs)
+        labels = L.labels_for(texts, cfg.shards, files["train"], source=cfg.logic, seed=cfg.seed,
+                              annotator=annotator, parser=cfg.parser, senses=cfg.senses,
+                              device=device, workers=cfg.annotate_workers)
 
     # ---- model and tokenizer -----------------------------------------------------------------
     path = resolve_model_path(cfg.model)
-    auto = (transformers.AutoModelForSeq2SeqLM if task.kind == T.SEQ2SEQ
-            else transformers.AutoModelForMultipleChoice)
+    auto = {T.SEQ2SEQ: transformers.AutoModelForSeq2SeqLM, T.PAIR: transformers.AutoModelForSequenceClassification
+            }.get(task.kind, transformers.AutoModelForMultipleChoice)
+    head = {"num_labels": len(task.classes), "id2label": dict(enumerate(task.classes)),
+            "label2id": {c: i for i, c in enumerate(task.classes)}} if task.kind == T.PAIR else {}
     tokenizer = transformers.AutoTokenizer.from_pretrained(path, use_fast=True)
     saved_logic = getattr(transformers.AutoConfig.from_pretrained(path), "logicparse", None)
-    if saved_logic and cfg.logic:
-        model = from_pretrained(path, auto)  # continue from a logical checkpoint
+    if saved_logic and logical:
+        model = from_pretrained(path, auto, **head)  # continue from a logical checkpoint
     else:
-        model = auto.from_pretrained(path)
-        if cfg.logic:
+        model = auto.from_pretrained(path, **head)
+        if logical:
             logicalize(model, n_logic=cfg.n_logic, k=cfg.k, projection=cfg.projection)
-    aligner = LogicAligner(tokenizer, k=cfg.k, max_length=cfg.max_length) if cfg.logic else None
+    aligner = LogicAligner(tokenizer, k=cfg.k, max_length=cfg.max_length) if logical else None
     max_len = min(cfg.max_length, getattr(model.config, "max_position_embeddings", 10**6) or 10**6)
 
     # ---- encode every split once (int32/uint8 on the host; padded per batch) ------------------
@@ -137,6 +163,11 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
             else:
                 enc = tokenizer(firsts, seconds, truncation=True, max_length=max_len,
                                 padding="longest", return_tensors="pt")
+            enc["labels"] = torch.tensor(ex.label)
+        elif task.kind == T.PAIR:
+            enc = aligner([labels[ex.premise]], [labels[ex.hypothesis]]) if aligner else tokenizer(
+                [ex.premise], [ex.hypothesis], truncation=True, max_length=max_len, return_tensors="pt")
+            enc = {k: v[0] for k, v in enc.items()}
             enc["labels"] = torch.tensor(ex.label)
         else:
             enc = aligner([labels[ex.dialogue]]) if aligner else tokenizer(
@@ -193,7 +224,8 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         optimizer, int(cfg.warmup * total_steps), total_steps)
 
     # ---- resume: same run, same position (the shuffle order is a function of seed and epoch) ---
-    step, epoch, micro_done, best = 0, 0, 0, None
+    step, epoch, micro_done, best, curve, step_time = 0, 0, 0, None, [], 0.0
+    best_state = None  # the best dev weights, in memory when nothing goes to disk
     if cfg.resume and os.path.exists(ckpt_path):
         ckpt = torch.load(ckpt_path, map_location=device, weights_only=False)
         for key in ("task", "logic", "k", "n_logic", "projection"):
@@ -204,18 +236,23 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         optimizer.load_state_dict(ckpt["optimizer"])
         scheduler.load_state_dict(ckpt["scheduler"])
         step, epoch, micro_done, best = ckpt["step"], ckpt["epoch"], ckpt["micro"], ckpt["best"]
+        curve, step_time = ckpt.get("curve", []), ckpt.get("step_time", 0.0)
         torch.set_rng_state(ckpt["rng"]["torch"])
         log({"event": "resume", "step": step, "epoch": epoch})
 
     def save_checkpoint(micro: int) -> None:
+        if not cfg.checkpoint:
+            return
         tmp = ckpt_path + ".tmp"
         torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                     "scheduler": scheduler.state_dict(), "step": step, "epoch": epoch,
-                    "micro": micro, "best": best, "config": asdict(cfg),
-                    "rng": {"torch": torch.get_rng_state()}}, tmp)
+                    "micro": micro, "best": best, "curve": curve, "step_time": step_time,
+                    "config": asdict(cfg), "rng": {"torch": torch.get_rng_state()}}, tmp)
         os.replace(tmp, ckpt_path)
 
-    # ---- evaluation: accuracy, or loss + ROUGE-1/2/L/Lsum of generated summaries ---------------
+    # ---- evaluation: accuracy (and each answer), or loss + ROUGE-1/2/L/Lsum of summaries ------
+    classify = task.kind != T.SEQ2SEQ
+
     @torch.no_grad()
     def evaluate(split: str) -> dict:
         model.eval()
@@ -225,8 +262,9 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
                 out = model(**batch)
             loss_sum += out.loss.item() * len(batch["labels"])
             n += len(batch["labels"])
-            if task.kind == T.MULTIPLE_CHOICE:
+            if classify:
                 correct += count_correct(out.logits, batch["labels"])
+                preds += out.logits.argmax(-1).tolist()
             else:
                 gen_in = {k: v for k, v in batch.items() if k != "labels"}
                 with autocast():
@@ -235,8 +273,9 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
                 preds += tokenizer.batch_decode(ids, skip_special_tokens=True)
         model.train()
         result = {"split": split, "loss": loss_sum / max(n, 1), "n": n}
-        if task.kind == T.MULTIPLE_CHOICE:
+        if classify:
             result["accuracy"] = correct / max(n, 1)
+            result["predictions"] = preds  # per example, in file order: for paired statistics
         else:
             result.update(rouge(preds, [ex.summaries for ex in splits[split]]))
         return result
@@ -245,7 +284,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     log({"event": "start", **asdict(cfg), "params": sum(p.numel() for p in model.parameters()),
          "device": device, "bf16": use_bf16, "train": len(data["train"]), "steps": total_steps})
     model.train()
-    bar = tqdm(total=total_steps, initial=step, desc=f"{cfg.task}{'' if cfg.logic else ' (no logic)'}",
+    bar = tqdm(total=total_steps, initial=step, desc=f"{cfg.task} (logic: {cfg.logic})",
                disable=not tty, dynamic_ncols=True)
     started, running = time.perf_counter(), None
     n_micro = math.ceil(len(data["train"]) / cfg.batch_size)
@@ -254,6 +293,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         for micro, batch in enumerate(batches("train", cfg.batch_size, True, epoch)):
             if micro < micro_done:  # resuming mid-epoch: these were already trained on
                 continue
+            tick = time.perf_counter()
             with autocast():
                 loss = model(**batch).loss / cfg.grad_accum
             loss.backward()
@@ -265,6 +305,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
             optimizer.zero_grad(set_to_none=True)
             step += 1
             value = loss.item() * cfg.grad_accum
+            step_time += time.perf_counter() - tick  # training alone: the logic layer's cost
             running = value if running is None else 0.9 * running + 0.1 * value
             bar.update(1)
             bar.set_postfix(loss=f"{running:.4f}", lr=f"{scheduler.get_last_lr()[0]:.2e}")
@@ -276,12 +317,17 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         stopped_mid_epoch = micro + 1 < n_micro  # by max_steps; ckpt.pt records where
         if "dev" in data:
             result = {"epoch": epoch, "step": step, **evaluate("dev")}
+            result.pop("predictions", None)
             log(result)
-            key = "accuracy" if task.kind == T.MULTIPLE_CHOICE else "rougeL"
+            key = "accuracy" if classify else "rougeL"
+            curve.append(result[key])
             if best is None or result[key] > best[key]:
                 best = result
-                model.save_pretrained(os.path.join(cfg.out, "best"))
-                tokenizer.save_pretrained(os.path.join(cfg.out, "best"))
+                if cfg.checkpoint:
+                    model.save_pretrained(os.path.join(cfg.out, "best"))
+                    tokenizer.save_pretrained(os.path.join(cfg.out, "best"))
+                else:
+                    best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
         if stopped_mid_epoch:
             micro_done = micro + 1
             save_checkpoint(micro_done)
@@ -292,12 +338,16 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
 
     # ---- final: the best dev model (or the last one) on test ----------------------------------
     final = {"task": cfg.task, "logic": cfg.logic, "seed": cfg.seed, "steps": step,
-             "train_seconds": round(time.perf_counter() - started, 2)}
+             "train_seconds": round(time.perf_counter() - started, 2),
+             "step_seconds": round(step_time / max(step, 1), 4), "train": len(data["train"])}
     if best is not None:
         final["dev"] = {k: v for k, v in best.items() if k not in ("split",)}
+        final["dev_curve"] = curve  # dev accuracy (or ROUGE-L) after each epoch
         best_dir = os.path.join(cfg.out, "best")
-        if os.path.isdir(best_dir):
-            model = (from_pretrained(best_dir, auto) if cfg.logic else auto.from_pretrained(best_dir))
+        if best_state is not None:
+            model.load_state_dict(best_state)
+        elif os.path.isdir(best_dir):
+            model = (from_pretrained(best_dir, auto) if logical else auto.from_pretrained(best_dir))
             model.to(device)
     if "test" in data:
         final["test"] = {k: v for k, v in evaluate("test").items() if k != "split"}

@@ -1,0 +1,237 @@
+"""Does logic help training? One task, four label sources side by side, several seeds each.
+
+    python benchmarks/downstream_table.py --task conjnli --data DIR \\
+        --seeds 0 1 2 --logic none paper default shuffled --train-size 3000 --epochs 3 --lr 5e-5
+
+Runs every missing cell (source x seed, all with the same training size, epochs and learning
+rate), appending one JSON object per finished run to the results file
+(benchmarks/results/downstream_<task>.jsonl); rerunning skips finished cells, so a table can be
+filled over several sittings. Then prints the table from the results file alone: mean ± std per
+source, the per-seed paired differences, a bootstrap 95% interval over the test examples, test
+accuracy by the relations present in a pair, and, last, one JSON object; and draws dev accuracy per
+epoch by source (--plot). ``--report`` prints without running anything.
+
+Sources: none (the plain model), paper (the paper's literal labels), default (the annotator's
+labels), shuffled (default's labels permuted over each text's tokens: the control).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from logicparse.resources import offline_environment
+
+offline_environment()
+
+from logicparse.errors import DataFormatError, Errors  # noqa: E402
+from logicparse.training import compare as C  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+ORDER = ("none", "paper", "default", "shuffled")
+# Test pairs grouped by the relations the annotator (default source) finds in premise or hypothesis.
+GROUPS = {"disjunction": {"disjunction"}, "negation": {"negation"},
+          "adversative/comparative": {"adversative", "comparative"}}
+
+
+def read_results(path: Path) -> list[dict]:
+    """The finished runs; a line that is not a JSON object with every result key is refused,
+    naming the line, and the file is left as it is."""
+    rows = []
+    if not path.exists():
+        return rows
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as e:
+                raise DataFormatError(Errors.E531.format(path=path, line=n, reason=f"not JSON ({e})"))
+            missing = [k for k in C.RESULT_KEYS if not isinstance(row, dict) or k not in row]
+            if missing:
+                raise DataFormatError(Errors.E531.format(path=path, line=n,
+                                                         reason=f"no {', '.join(missing)}"))
+            rows.append(row)
+    return rows
+
+
+def cell_key(row: dict) -> tuple:
+    return (row["task"], row["logic"], int(row["seed"]), row["train_size"], int(row["epochs"]),
+            float(row["lr"]))
+
+
+def run_cell(args, logic: str, seed: int, rows: list[dict]) -> dict:
+    from logicparse.training import TrainConfig, train
+
+    cfg = TrainConfig(task=args.task, model=args.model, data=args.data, shards=args.shards,
+                      out=os.path.join(args.work, f"{args.task}-{logic}-seed{seed}"), logic=logic,
+                      train_size=args.train_size, dev_size=args.dev_size, epochs=args.epochs,
+                      lr=args.lr, batch_size=args.batch_size, eval_batch_size=64,
+                      max_length=args.max_length, seed=seed, checkpoint=False, quiet=True,
+                      annotate_workers=args.annotate_workers)
+    started = time.perf_counter()
+    result = train(cfg)
+    same = [r["step_seconds"] for r in rows if r["logic"] == "none" and r.get("step_seconds")
+            and cell_key(r)[3:] == (args.train_size, args.epochs, args.lr)]
+    return {"task": args.task, "logic": logic, "seed": seed, "train_size": result["train"],
+            "epochs": args.epochs, "lr": args.lr, "dev_accuracy": result["dev"]["accuracy"],
+            "test_accuracy": result["test"]["accuracy"], "steps": result["steps"],
+            "seconds": round(time.perf_counter() - started, 1),
+            "step_seconds": result["step_seconds"],
+            "step_ratio": round(result["step_seconds"] / np.mean(same), 4) if same else None,
+            "best_epoch": result["dev"]["epoch"], "dev_curve": result["dev_curve"],
+            "batch_size": args.batch_size, "max_length": args.max_length,
+            "dev_size": args.dev_size, "torch_threads": _threads(),
+            "load_average": round(os.getloadavg()[0], 2),
+            "test_predictions": result["test"]["predictions"]}
+
+
+def _threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
+
+
+def test_groups(args) -> tuple[list[int], dict[str, np.ndarray]]:
+    """Gold labels of the test examples and a mask per relation group (from the default labels)."""
+    from logicparse.training import get_task
+    from logicparse.training.labels import labels_for
+    from logicparse.training.tasks import split_files
+
+    task = get_task(args.task)
+    files = split_files(task, args.data, {})
+    test = task.read(files["test"])
+    labels = labels_for([t for ex in test for t in ex.texts()], args.shards, files["train"],
+                        source="default", workers=args.annotate_workers)
+    present = [{r.relation for t in ex.texts() for r in labels[t].relations} for ex in test]
+    masks = {g: np.array([bool(p & rels) for p in present]) for g, rels in GROUPS.items()}
+    masks["none of these"] = ~np.any(np.stack(list(masks.values())), axis=0)
+    return [ex.label for ex in test], masks
+
+
+def report(args, rows: list[dict]) -> dict:
+    want = (args.train_size, args.epochs, args.lr)
+    rows = [r for r in rows if r["task"] == args.task and cell_key(r)[3:] == want]
+    by = {s: sorted((r for r in rows if r["logic"] == s), key=lambda r: r["seed"]) for s in ORDER}
+    by = {s: rs for s, rs in by.items() if rs}
+    out = {"task": args.task, "train_size": args.train_size, "epochs": args.epochs, "lr": args.lr,
+           "sources": {}, "differences": {}, "groups": {}}
+    print(f"\n{args.task}: train {args.train_size}, {args.epochs} epochs, lr {args.lr:g}, "
+          f"test = {len(rows[0]['test_predictions']) if rows else 0} pairs\n")
+    print("| source | seeds | dev acc | test acc | step time vs none |")
+    print("|---|---|---|---|---|")
+    for s, rs in by.items():
+        dev, test = C.mean_std([r["dev_accuracy"] for r in rs]), C.mean_std([r["test_accuracy"] for r in rs])
+        ratios = [r["step_ratio"] for r in rs if r.get("step_ratio")]
+        ratio = f"{np.mean(ratios):.3f}" if ratios else "-"
+        print(f"| {s} | {len(rs)} | {dev[0]:.4f} ± {dev[1]:.4f} | {test[0]:.4f} ± {test[1]:.4f} | {ratio} |")
+        out["sources"][s] = {"seeds": [r["seed"] for r in rs], "dev": dev, "test": test,
+                             "test_per_seed": [r["test_accuracy"] for r in rs]}
+    if not rows:
+        return out
+    gold, masks = test_groups(args)
+    correct = {s: C.correct_matrix([r["test_predictions"] for r in rs], gold) for s, rs in by.items()}
+    print("\n| difference (test) | per seed | mean | bootstrap 95% over test pairs |")
+    print("|---|---|---|---|")
+    for a, b in (("default", "none"), ("default", "shuffled"), ("paper", "none"), ("default", "paper"),
+                 ("shuffled", "none")):
+        if a not in by or b not in by:
+            continue
+        seeds = sorted({r["seed"] for r in by[a]} & {r["seed"] for r in by[b]})
+        pa = [next(r for r in by[a] if r["seed"] == s) for s in seeds]
+        pb = [next(r for r in by[b] if r["seed"] == s) for s in seeds]
+        per_seed = [x["test_accuracy"] - y["test_accuracy"] for x, y in zip(pa, pb)]
+        ca = C.correct_matrix([r["test_predictions"] for r in pa], gold)
+        cb = C.correct_matrix([r["test_predictions"] for r in pb], gold)
+        diff, lo, hi = C.paired_bootstrap(ca, cb)
+        print(f"| {a} − {b} | {', '.join(f'{d:+.4f}' for d in per_seed)} | {diff:+.4f} | [{lo:+.4f}, {hi:+.4f}] |")
+        out["differences"][f"{a}-{b}"] = {"seeds": seeds, "per_seed": per_seed, "mean": diff,
+                                          "ci95": [lo, hi]}
+    print("\n| test pairs with | n | " + " | ".join(by) + " |")
+    print("|---|---|" + "---|" * len(by))
+    for g, mask in masks.items():
+        cells = {s: C.group_accuracy(correct[s], mask) for s in by}
+        n = int(mask.sum())
+        print(f"| {g} | {n} | " + " | ".join(f"{c[0]:.4f} ± {c[1]:.4f}" if c else "-" for c in cells.values()) + " |")
+        out["groups"][g] = {"n": n, **{s: (c[:2] if c else None) for s, c in cells.items()}}
+    if args.plot:
+        plot(by, args.plot, f"{args.task}: dev accuracy per epoch (train {args.train_size})")
+    return out
+
+
+def plot(by: dict, path: str, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for i, (s, rs) in enumerate(by.items()):
+        color = f"C{i}"
+        curves = [r["dev_curve"] for r in rs]
+        for c in curves:
+            ax.plot(range(1, len(c) + 1), c, color=color, alpha=0.25, linewidth=1)
+        width = min(len(c) for c in curves)
+        ax.plot(range(1, width + 1), np.mean([c[:width] for c in curves], axis=0), color=color,
+                linewidth=2, marker="o", label=f"{s} ({len(rs)} seeds)")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("dev accuracy")
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"\nplot: {path}")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--task", default="conjnli")
+    p.add_argument("--data", required=True, help="The task's data folder (e.g. data/tasks/conjnli).")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--logic", nargs="+", default=list(ORDER), choices=ORDER)
+    p.add_argument("--train-size", type=int, default=3000)
+    p.add_argument("--dev-size", type=int, default=1000)
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--lr", type=float, default=5e-5)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--max-length", type=int, default=128)
+    p.add_argument("--model", default="all-MiniLM-L6-v2")
+    p.add_argument("--shards", default=None, help="Label shards (default: the user cache).")
+    p.add_argument("--annotate-workers", type=int, default=2)
+    p.add_argument("--results", default=None, help="Default: benchmarks/results/downstream_<task>.jsonl")
+    p.add_argument("--work", default="out/downstream", help="Each run's metrics.jsonl.")
+    p.add_argument("--plot", default=None, help="PNG of dev accuracy per epoch (e.g. docs/downstream_conjnli.png).")
+    p.add_argument("--report", action="store_true", help="Print the table from the results; run nothing.")
+    args = p.parse_args(argv)
+    results = Path(args.results or HERE / "results" / f"downstream_{args.task}.jsonl")
+    try:
+        rows = read_results(results)
+        done = {cell_key(r) for r in rows}
+        todo = [(lg, s) for s in args.seeds for lg in ORDER if lg in args.logic
+                and (args.task, lg, s, args.train_size, args.epochs, float(args.lr)) not in done]
+        for i, (logic, seed) in enumerate(todo if not args.report else []):
+            print(f"[{i + 1}/{len(todo)}] {args.task} logic={logic} seed={seed}", file=sys.stderr, flush=True)
+            row = run_cell(args, logic, seed, rows)
+            results.parent.mkdir(parents=True, exist_ok=True)
+            with open(results, "a", encoding="utf-8") as f:
+                f.write(json.dumps(row) + "\n")
+            rows.append(row)
+            print(f"  dev {row['dev_accuracy']:.4f} test {row['test_accuracy']:.4f} "
+                  f"({row['seconds']:.0f} s)", file=sys.stderr, flush=True)
+        summary = report(args, rows)
+    except DataFormatError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
