@@ -669,7 +669,8 @@ def test_serve_reports_bad_settings_and_unloadable_models_without_a_traceback(tm
     r = subprocess.run(cmd + ["--parser", str(tmp_path / "missing")], capture_output=True,
                        text=True, timeout=300, cwd=tmp_path)
     assert r.returncode != 0 and "Traceback" not in r.stdout + r.stderr
-    assert "[E412] The service could not load its models" in r.stderr and "[E100]" in r.stderr
+    # A parser that names nothing is a bad setting, refused before any worker starts.
+    assert "[E422] Invalid service setting: --parser" in r.stderr and "[E100]" in r.stderr
 
 
 def test_the_annotator_is_a_dependency_that_a_test_can_replace(lexicon_annotator):
