@@ -293,14 +293,6 @@ class Errors(metaclass=_WithCodes):
     E517 = ("join_documents() joins Documents (or their dicts) and got {got}. Call it as "
             "join_documents(doc1, doc2, ...) or join_documents([doc1, doc2, ...]); annotate texts "
             "first (Annotator.pipe).")
-    E525 = ("{where}: no Document for its {field!r} text (no {doc_field!r} field, and the text is "
-            "not among the documents given; the row has: {keys}). Add the Documents with "
-            "logicparse.modeling.annotate_dataset (a Dataset.map), or pass "
-            "documents=documents_by_text(SHARDS). With transformers.Trainer, set "
-            "TrainingArguments(remove_unused_columns=False): the Trainer drops the columns its "
-            "model's forward does not take, the text and Document columns among them.")
-    E526 = ("{where}: the Document of its {field!r} text cannot be used: {reason}. Annotate the "
-            "text again (Annotator.pipe) and fix what the error names.")
     E520 = "{path}, {where}: {reason}."
     E521 = ("Data file {path} not found. Give it with --{option}, or point --data at a directory "
             "laid out like data/tasks/{task}/ ({files}).")
@@ -309,3 +301,11 @@ class Errors(metaclass=_WithCodes):
     E523 = ("Cannot resume from {path}: {reason}. Start afresh with a new --out directory, or resume "
             "with the same --task, --model and logic settings.")
     E524 = "Model path {path} does not exist or holds no Hugging Face model (config.json): {reason}."
+    E525 = ("{where}: no Document for its {field!r} text (no {doc_field!r} field, and the text is "
+            "not among the documents given; the row has: {keys}). Add the Documents with "
+            "logicparse.modeling.annotate_dataset (a Dataset.map), or pass "
+            "documents=documents_by_text(SHARDS). With transformers.Trainer, set "
+            "TrainingArguments(remove_unused_columns=False): the Trainer drops the columns its "
+            "model's forward does not take, the text and Document columns among them.")
+    E526 = ("{where}: the Document of its {field!r} text cannot be used: {reason}. Annotate the "
+            "text again (Annotator.pipe) and fix what the error names.")
