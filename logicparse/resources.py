@@ -84,11 +84,40 @@ SENSE_KEYWORDS = ("since", "as", "while", "then", "yet")
 # -- "no senses" --------------------------------------------------------------------------------
 
 NO_SENSES = "none"  # the one spelling of "no sense classifiers" (lexicon senses), CLI and service
+SENSES_CHOICES = ("default", "rules", "mpnet", NO_SENSES)
 
 
 def senses_spec(value):
-    """``value`` of a ``--senses`` option or setting as the Annotator takes it: None for
-    ``"none"`` (any case), otherwise unchanged."""
-    if isinstance(value, str) and value.strip().lower() == NO_SENSES:
+    """``value`` of a ``senses`` argument, ``--senses`` option or setting as the Annotator takes
+    it: None for ``"none"`` (any case) or None, otherwise unchanged. A value that names nothing
+    (not one of SENSES_CHOICES, not an existing path, not a model in the local Hugging Face
+    cache) is refused here (E218), before any model loads: a typo never reaches a model hub."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == NO_SENSES):
         return None
-    return value
+    if isinstance(value, (str, os.PathLike)) and (
+            str(value) in SENSES_CHOICES or os.path.exists(value) or _in_hub_cache(str(value))):
+        return value
+    from .errors import Errors, OptionError
+
+    raise OptionError(Errors.E218.format(value=value, opts=", ".join(map(repr, SENSES_CHOICES)),
+                                         hint=did_you_mean(value, SENSES_CHOICES)))
+
+
+def _in_hub_cache(name: str) -> bool:
+    """Whether ``name`` is a model in the local Hugging Face cache (looked up on disk only)."""
+    if not name.strip():
+        return False
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        return isinstance(try_to_load_from_cache(name, "config.json"), str)
+    except Exception:  # noqa: BLE001 - a name that is no valid repo id is not in the cache
+        return False
+
+
+def did_you_mean(value, choices) -> str:
+    """`` Did you mean 'x'?`` for a value close to one of ``choices``, else ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(str(value).strip().lower(), choices, n=1, cutoff=0.6)
+    return f" Did you mean {close[0]!r}?" if close else ""

@@ -48,6 +48,24 @@ def test_shard_has_exactly_the_document_schema_and_round_trips(tmp_path):
     assert list(sh.iter_documents(tmp_path)) == docs()
 
 
+def test_confidence_is_one_number_in_shards_json_and_to_dict(tmp_path):
+    # A classifier's probability (float64) is stored as float32 in a shard: the Document read
+    # back must equal the one the service sends and to_dict() gives, to the last digit.
+    doc = logicparse.annotate_trees(TREES[0], id="c")
+    for rel, p in zip(doc.relations, (0.8734561298, 1 / 3, 0.1 + 0.2)):
+        rel.confidence = p
+    doc = Document.from_dict(doc.to_dict())
+    sh.write_documents(tmp_path / "s", [doc])
+    back = next(sh.iter_documents(tmp_path / "s"))
+    rest = json.loads(json.dumps(doc.to_dict()))
+    assert back.to_dict() == doc.to_dict() == rest
+    assert [r["confidence"] for r in rest["relations"]] == [0.8735, 0.3333]
+    # Arrow readers see the float32 of that number.
+    table = sh.read_shards(tmp_path / "s")
+    stored = table.column("relations").to_pylist()[0][0]["confidence"]
+    assert round(stored, 4) == 0.8735
+
+
 def test_same_rows_give_the_same_bytes_whatever_the_chunking(tmp_path):
     t = sh.documents_to_table(docs())
     a = sh.write_shard(tmp_path, 0, t)["sha256"]

@@ -101,11 +101,12 @@ def test_shapes_and_k_cut_pad():
     lab = labels((2, 5), 3)
     out = emb(x, lab)
     assert out.shape == (2, 5, 6)
-    # Labels past K are cut (the shallowest kept), missing layers are E.
+    # fit_depth cuts labels past K (the shallowest kept) and pads missing layers with E.
     longer = torch.cat([lab, labels((2, 5), 2, seed=7)], -1)
-    torch.testing.assert_close(emb(x, longer), out)
+    torch.testing.assert_close(emb(x, fit_depth(longer, 3)), out)
     shorter = lab[..., :1]
-    torch.testing.assert_close(emb(x, shorter), emb(x, torch.cat([shorter, torch.zeros_like(lab[..., :2])], -1)))
+    torch.testing.assert_close(emb(x, fit_depth(shorter, 3)),
+                               emb(x, torch.cat([shorter, torch.zeros_like(lab[..., :2])], -1)))
     assert fit_depth(torch.ones(1, 2, 5, dtype=torch.long), 3).shape == (1, 2, 3)
     # Omitted = all E.
     torch.testing.assert_close(emb(x), emb(x, torch.zeros_like(lab)))
@@ -128,6 +129,67 @@ def test_errors_for_bad_shapes_and_options():
         emb(ids((2, 5), 30), labels((2, 4), 3))
     with pytest.raises(ValueError, match="Unknown activation"):
         LogicalEmbedding(30, 6, activation="swishy")
+
+
+@pytest.mark.parametrize("depth", [1, 5])
+def test_another_depth_than_k_is_refused(depth):
+    emb = LogicalEmbedding(30, 6, n_logic=4, k=2)
+    with pytest.raises(ValueError) as e:
+        emb(ids((2, 5), 30), labels((2, 5), depth))
+    msg = str(e.value)
+    assert e.value.code == "E508" and f"(2, 5, {depth})" in msg and "k=2" in msg
+    assert "fit_depth" in msg and "LogicAligner(tokenizer, k=2" in msg
+
+
+@pytest.mark.parametrize("bad", [40, 35, -1, 255])
+@pytest.mark.parametrize("projection", ["linear", "mlp"])
+def test_a_label_id_outside_0_34_is_refused(bad, projection):
+    emb = LogicalEmbedding(30, 6, n_logic=4, k=2, projection=projection)
+    lab = labels((2, 5), 2)
+    lab[1, 3, 1] = bad
+    dtype = torch.uint8 if bad == 255 else torch.long
+    with pytest.raises(ValueError) as e:
+        emb(ids((2, 5), 30), lab.to(dtype))
+    assert e.value.code == "E507" and f"id {bad}" in str(e.value) and "0-34" in str(e.value)
+    lab[1, 3, 1] = 34  # the largest id is fine
+    emb(ids((2, 5), 30), lab)
+
+
+def test_label_ids_must_be_integers():
+    emb = LogicalEmbedding(30, 6, n_logic=4, k=2)
+    with pytest.raises(ValueError) as e:
+        emb(ids((2, 5), 30), labels((2, 5), 2).float())
+    assert e.value.code == "E509" and "float32" in str(e.value)
+    # Integer types of any width are label ids (training keeps them as uint8 on the host).
+    lab = labels((2, 5), 2)
+    torch.testing.assert_close(emb(ids((2, 5), 30), lab.to(torch.uint8)), emb(ids((2, 5), 30), lab))
+
+
+@pytest.mark.parametrize("bf16", ["autocast", "weights"])
+def test_checks_hold_under_bf16_on_cpu(bf16):
+    model = tiny("bert", T.AutoModelForSequenceClassification)
+    logicalize(model, k=2)
+    if bf16 == "weights":
+        model = model.to(torch.bfloat16)
+    ctx = torch.autocast("cpu", dtype=torch.bfloat16) if bf16 == "autocast" else torch.no_grad()
+    x = ids((2, 6))
+    lab = labels((2, 6), 2)
+    with ctx:
+        assert model(input_ids=x, logic_ids=lab).logits.shape == (2, 2)
+        lab[0, 0, 0] = 40
+        with pytest.raises(ValueError, match=r"\[E507\] .*id 40"):
+            model(input_ids=x, logic_ids=lab)
+        with pytest.raises(ValueError, match=r"\[E508\]"):
+            model(input_ids=x, logic_ids=labels((2, 6), 3))
+
+
+def test_the_range_check_can_be_switched_off():
+    emb = LogicalEmbedding(30, 6, n_logic=4, k=2)
+    emb.check_ids = False  # for callers that checked their ids already (no reduction per call)
+    lab = labels((2, 5), 2)
+    lab[0, 0, 0] = 40
+    with pytest.raises(IndexError):
+        emb(ids((2, 5), 30), lab)
 
 
 # --- logicalize on Hugging Face families --------------------------------------------------------
@@ -228,6 +290,12 @@ def test_misuse_is_reported():
         model(inputs_embeds=torch.randn(2, 6, 16), logic_ids=labels((2, 6), 2))
     with pytest.raises(ValueError, match=r"\[\*input_ids.shape, K\]"):
         model(input_ids=x, logic_ids=labels((2, 5), 2))
+    with pytest.raises(ValueError, match=r"\[E508\].*k=2"):
+        model(input_ids=x, logic_ids=labels((2, 6), 5))
+    bad = labels((2, 6), 2)
+    bad[1, 2, 0] = 40
+    with pytest.raises(ValueError, match=r"\[E507\].*id 40"):
+        model(input_ids=x, logic_ids=bad)
     plain = tiny("bert", T.AutoModelForSequenceClassification)
     with pytest.raises(ValueError, match="no word embedding"):
         logicalize(torch.nn.Linear(2, 2))

@@ -138,6 +138,23 @@ def test_join_documents_shifts_offsets_and_spans(wordpiece):
     assert j.logic == a.logic + b.logic and j.sentence_starts == [0, 4]
 
 
+def test_join_documents_takes_documents_or_one_sequence():
+    a = logicparse.annotate_trees(["(S (NP (NNS Cats)) (VP (VBP bark)))"])
+    b = doc_by_hand()
+    listed = join_documents([a, b]).to_dict()
+    assert join_documents(a, b).to_dict() == listed          # several Documents
+    assert join_documents((a, b)).to_dict() == listed         # one sequence of them
+    assert join_documents(a.to_dict(), b.to_dict()).to_dict() == listed  # dicts alike
+    assert join_documents(a).to_dict() == join_documents([a]).to_dict()
+    assert join_documents(a, b, sep=" | ").text == "Cats bark | " + b.text
+    for bad in (["text", "other"], [a, 42], "text"):
+        with pytest.raises(DataFormatError) as e:
+            join_documents(*bad) if isinstance(bad, list) else join_documents(bad)
+        assert e.value.code == "E517" and "join_documents(" in str(e.value)
+    with pytest.raises(DataFormatError, match=r"\[E517\].*no document"):
+        join_documents([])
+
+
 def test_slow_tokenizer_is_refused():
     slow = T.BertTokenizer(vocab_file=str(gt.get_model_path() / "vocab.txt"))
     with pytest.raises(DataFormatError, match="slow tokenizer without character offsets"):

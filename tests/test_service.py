@@ -48,6 +48,31 @@ def arrow_row(doc: Document) -> dict:
 
 # --- same record as the batch path -----------------------------------------------------------
 
+def test_confidence_over_rest_equals_the_document_read_from_a_shard(lexicon_annotator, tmp_path):
+    import copy
+
+    from logicparse.batch import iter_documents, write_documents
+    from logicparse.senses import SenseDecision
+
+    class Unsure:  # a classifier whose probabilities have many digits
+        name = "unsure"
+
+        def disambiguate(self, queries):
+            return [SenseDecision(q.candidates[0], 0.87345678 - i / 7, "classifier")
+                    for i, q in enumerate(queries)]
+
+    annotator = copy.copy(lexicon_annotator)
+    annotator.senses = Unsure()
+    app = create_app(Settings(senses=None), annotator=annotator)
+    with TestClient(app) as c:
+        body = c.post("/v1/annotate", json={"text": TWO_SENTENCES, "id": "d"}).json()
+    confidences = [r["confidence"] for r in body["relations"]]
+    assert confidences[:2] == [0.8735, 0.7306] and len(confidences) >= 3
+    write_documents(tmp_path / "s", [annotator.annotate(TWO_SENTENCES, id="d")])
+    from_shard = next(iter_documents(tmp_path / "s"))
+    assert from_shard.to_dict() == body == Document.from_dict(body).to_dict()
+
+
 @pytest.mark.parametrize("text", [EXAMPLE, TWO_SENTENCES])
 def test_annotate_equals_the_arrow_row(client, lexicon_annotator, text):
     r = client.post("/v1/annotate", json={"text": text, "id": "doc-1"})
@@ -669,7 +694,8 @@ def test_serve_reports_bad_settings_and_unloadable_models_without_a_traceback(tm
     r = subprocess.run(cmd + ["--parser", str(tmp_path / "missing")], capture_output=True,
                        text=True, timeout=300, cwd=tmp_path)
     assert r.returncode != 0 and "Traceback" not in r.stdout + r.stderr
-    assert "[E412] The service could not load its models" in r.stderr and "[E100]" in r.stderr
+    # A parser that names nothing is a bad setting, refused before any worker starts.
+    assert "[E422] Invalid service setting: --parser" in r.stderr and "[E100]" in r.stderr
 
 
 def test_the_annotator_is_a_dependency_that_a_test_can_replace(lexicon_annotator):

@@ -36,6 +36,16 @@ class WorkerSpec:
     # in its ``error`` (logicparse.retry); the worker handles only the death of its process.
     factory: Optional[str] = None
 
+    def __post_init__(self):
+        # Refuse a parser or senses value that names nothing here, in the calling process,
+        # before any worker starts or any output is written.
+        if self.factory is None:
+            from ..parser import check_parser
+            from ..resources import senses_spec
+
+            senses_spec(self.senses)
+            check_parser(self.parser)
+
 
 @dataclass(frozen=True)
 class Chunk:

@@ -64,9 +64,23 @@ def label_matrix(doc: Document, k: int) -> np.ndarray:
     return out
 
 
-def join_documents(docs: Sequence[DocLike], sep: str = " ", id: str = "") -> Document:
+def join_documents(*docs: Union[DocLike, Sequence[DocLike]], sep: str = " ", id: str = ""
+                   ) -> Document:
     """One Document for texts that a model reads as one segment (a question and an answer
-    option): texts joined by ``sep``, offsets, sentences and relation spans shifted."""
+    option): texts joined by ``sep``, offsets, sentences and relation spans shifted.
+
+    ``join_documents(q, o)`` and ``join_documents([q, o])`` are the same; each may be a Document
+    or its dict. ``sep`` and ``id`` are keyword-only."""
+    if len(docs) == 1 and not isinstance(docs[0], (Document, dict, str, bytes)):
+        try:
+            docs = tuple(docs[0])
+        except TypeError:
+            pass
+    if not docs:
+        raise DataFormatError(Errors.E517.format(got="no document"))
+    for d in docs:
+        if not isinstance(d, (Document, dict)):
+            raise DataFormatError(Errors.E517.format(got=f"a {type(d).__name__}"))
     docs = [as_document(d) for d in docs]
     out = Document(id=id, text="")
     texts, pos, tok = [], 0, 0

@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..errors import Errors
+from ..errors import Errors, ModelingError
 from ..taxonomy import LABELS
 
 N_LABELS = len(LABELS)  # 35
@@ -30,7 +30,8 @@ PROJECTIONS = ("linear", "mlp")
 
 def fit_depth(logic_ids: torch.Tensor, k: int) -> torch.Tensor:
     """Cut or pad the last dimension to ``k`` layers: labels past K go (the shallowest are kept,
-    they come first), missing layers are E (0)."""
+    they come first), missing layers are E (0). A model refuses labels of another depth than its
+    K (E508); this is the explicit way to make them fit."""
     have = logic_ids.shape[-1]
     if have > k:
         return logic_ids[..., :k]
@@ -57,13 +58,14 @@ class LogicalEmbedding(nn.Embedding):
         super().__init__(num_embeddings, embedding_dim, padding_idx=padding_idx, device=device,
                          dtype=dtype)
         if activation not in ACTIVATIONS:
-            raise ValueError(Errors.E506.format(what="activation", name=activation,
-                                                opts=", ".join(ACTIVATIONS)))
+            raise ModelingError(Errors.E506.format(what="activation", name=activation,
+                                                   opts=", ".join(ACTIVATIONS)))
         if projection not in PROJECTIONS:
-            raise ValueError(Errors.E506.format(what="projection", name=projection,
-                                                opts=", ".join(PROJECTIONS)))
+            raise ModelingError(Errors.E506.format(what="projection", name=projection,
+                                                   opts=", ".join(PROJECTIONS)))
         if k < 1:
-            raise ValueError(Errors.E506.format(what="K (logic depth)", name=k, opts="1, 2, 3, ..."))
+            raise ModelingError(Errors.E506.format(what="K (logic depth)", name=k,
+                                                   opts="1, 2, 3, ..."))
         n, n_logic = embedding_dim, n_logic or embedding_dim
         self.n_logic, self.k = n_logic, k
         self.activation, self.projection_kind = activation, projection
@@ -82,6 +84,9 @@ class LogicalEmbedding(nn.Embedding):
         self.act = ACTIVATIONS[activation]()
         self._labels: Optional[torch.Tensor] = None
         self.labels_used = False
+        # Each call checks its label ids lie in 0-34 (one min/max reduction; on an accelerator
+        # one host sync). Off for callers that checked them already.
+        self.check_ids = True
         self.reset_logic_parameters()
 
     @classmethod
@@ -136,11 +141,12 @@ class LogicalEmbedding(nn.Embedding):
         if logic_ids is None:
             logic_ids = torch.zeros(*lead, self.k, dtype=torch.long, device=w.device)
         else:
-            logic_ids = fit_depth(logic_ids, self.k).to(device=w.device, dtype=torch.long)
+            if not isinstance(logic_ids, torch.Tensor):
+                logic_ids = torch.as_tensor(logic_ids)
+            self.check_logic_ids(logic_ids, lead)
+            logic_ids = logic_ids.to(device=w.device, dtype=torch.long)
             # AutoModelForMultipleChoice flattens [batch, choices, seq] to [batch*choices, seq].
             if logic_ids.shape[:-1] != lead:
-                if logic_ids.shape[:-1].numel() != lead.numel():
-                    raise ValueError(Errors.E501.format(got=tuple(logic_ids.shape), ids=tuple(lead)))
                 logic_ids = logic_ids.reshape(*lead, self.k)
         if self.projection_kind == "linear":
             # L(u ⊕ v) = W_u u + (W_v v + b): the second term takes only 35 values, so it is computed
@@ -157,6 +163,25 @@ class LogicalEmbedding(nn.Embedding):
             v = self.logic_vectors(logic_ids[..., i]).to(u.dtype)
             u = self.act(self.proj(torch.cat([u, v], dim=-1)))
         return u
+
+    def check_logic_ids(self, logic_ids: torch.Tensor, lead: torch.Size) -> None:
+        """Refuse labels this layer would misread: not integers (E509), another shape than
+        ``[*lead, k]`` (E501, E508), an id outside 0-34 (E507). Shapes cost nothing; the range
+        is one reduction, done where the tensor is (before it moves to the model's device)."""
+        if logic_ids.is_floating_point() or logic_ids.is_complex() or logic_ids.dtype == torch.bool:
+            raise ModelingError(Errors.E509.format(dtype=str(logic_ids.dtype).replace("torch.", "")))
+        shape = tuple(logic_ids.shape)
+        # A different leading shape with as many positions is AutoModelForMultipleChoice's
+        # [batch, choices, seq] against its flattened ids: reshaped by the caller.
+        if logic_ids.dim() == 0 or (shape[:-1] != tuple(lead)
+                                    and logic_ids.shape[:-1].numel() != lead.numel()):
+            raise ModelingError(Errors.E501.format(got=shape, ids=tuple(lead)))
+        if shape[-1] != self.k:
+            raise ModelingError(Errors.E508.format(got=shape, depth=shape[-1], k=self.k))
+        if self.check_ids and logic_ids.numel():
+            lo, hi = torch.stack(torch.aminmax(logic_ids)).tolist()
+            if lo < 0 or hi >= N_LABELS:
+                raise ModelingError(Errors.E507.format(value=hi if hi >= N_LABELS else lo))
 
     def forward(self, input_ids: torch.Tensor, logic_ids: Optional[torch.Tensor] = None) -> torch.Tensor:
         w = super().forward(input_ids)

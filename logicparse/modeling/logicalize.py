@@ -22,7 +22,7 @@ from typing import Optional
 import torch
 from torch import nn
 
-from ..errors import Errors, ModelLoadError
+from ..errors import Errors, ModelLoadError, ModelingError
 from .embedding import LogicalEmbedding
 
 CONFIG_KEY = "logicparse"
@@ -39,7 +39,7 @@ def _embedding_slot(model: nn.Module) -> tuple[nn.Module, str]:
     embeddings = getattr(base, "embeddings", None)
     if isinstance(getattr(embeddings, "word_embeddings", None), nn.Embedding):
         return embeddings, "word_embeddings"
-    raise ValueError(Errors.E503.format(model=type(model).__name__))
+    raise ModelingError(Errors.E503.format(model=type(model).__name__))
 
 
 def logical_embedding(model: nn.Module) -> Optional[LogicalEmbedding]:
@@ -60,7 +60,7 @@ def logicalize(model: nn.Module, n_logic: Optional[int] = None, k: int = 3,
     """
     existing = logical_embedding(model)
     if existing is not None:
-        raise ValueError(Errors.E504.format(k=existing.k, n_logic=existing.n_logic))
+        raise ModelingError(Errors.E504.format(k=existing.k, n_logic=existing.n_logic))
     parent, name = _embedding_slot(model)
     word = getattr(parent, name)
     init_std = float(getattr(getattr(model, "config", None), "initializer_range", None)
@@ -90,7 +90,7 @@ def _accept_logic_ids(model: nn.Module, emb: LogicalEmbedding) -> None:
             out = forward(*args, **kwargs)
             encoder_ran = not (kwargs.get("encoder_outputs") is not None)
             if not emb.labels_used and encoder_ran:
-                raise ValueError(Errors.E502)
+                raise ModelingError(Errors.E502)
         return out
 
     logical_forward.__signature__ = _with_logic_ids(forward)

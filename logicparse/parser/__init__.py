@@ -26,3 +26,11 @@ def load_parser(spec: str = "default", device: str = "cpu") -> Parser:
     from .loading import load_parser as _load
 
     return _load(spec, device=device)
+
+
+def check_parser(spec) -> None:
+    """Raise the error ``load_parser(spec)`` would raise for a spec that names no model (E021,
+    E100), without loading it."""
+    from .loading import resolve_parser
+
+    resolve_parser(spec)

@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 
 from ..errors import Errors, ModelLoadError, ParseError
 from ..ptb import escape
-from ..resources import PARSER_DIR, minilm_path
+from ..resources import PARSER_DIR, did_you_mean, minilm_path
 from ..retry import one_by_one
 from ..trees import ParseTree
 
@@ -31,22 +31,37 @@ _NORMALIZE = {"`": "'", "«": '"', "»": '"', "‘": "'", "’": "'", "“": '"'
 
 def load_parser(spec: str = "default", device: str = "cpu"):
     """``"default"`` (bundled), a benepar model name (``"benepar_en3"``) or a model directory."""
+    path, name, benepar_name = resolve_parser(spec)
+    return ChartParserModel(path, name_hint=name, device=device, benepar_name=benepar_name)
+
+
+def resolve_parser(spec) -> tuple[Path, str, bool]:
+    """(model directory, name, whether it is an installed benepar model) for a parser spec,
+    without loading anything: a spec that names no model is refused here (E021, E100)."""
     if spec in (None, "", "default"):
-        return ChartParserModel(BUNDLED_DIR, name_hint="default", device=device)
+        return BUNDLED_DIR, "default", False
     path = Path(os.path.expanduser(str(spec)))
     if path.is_dir():
-        return ChartParserModel(path, name_hint=path.name, device=device)
+        return path, path.name, False
     if "/" not in str(spec) and "." not in str(spec) and os.sep not in str(spec):
         # A benepar model name: benepar installs its models as nltk data ("models/NAME").
         try:
             import nltk.data
 
-            found = nltk.data.find(f"models/{spec}")
+            return Path(nltk.data.find(f"models/{spec}").path), str(spec), True
         except LookupError:
-            raise ModelLoadError(Errors.E021.format(name=spec)) from None
-        return ChartParserModel(Path(found.path), name_hint=str(spec), device=device,
-                                benepar_name=True)
+            installed = _installed_benepar_models()
+            raise ModelLoadError(Errors.E021.format(
+                name=spec, installed=", ".join(installed) or "none",
+                hint=did_you_mean(spec, ["default", *installed]))) from None
     raise ModelLoadError(Errors.E100.format(path=path, name="benepar_en3"))
+
+
+def _installed_benepar_models() -> list[str]:
+    import nltk.data
+
+    return sorted({p.name for d in nltk.data.path for p in Path(d, "models").glob("benepar_*")
+                   if p.is_dir()})
 
 
 class ChartParserModel:

@@ -65,6 +65,19 @@ class Settings(BaseSettings):
         # An environment variable cannot hold None: 'none' means no classifiers, as on the CLI.
         return senses_spec(v)
 
+    @field_validator("parser")
+    @classmethod
+    def _parser_exists(cls, v):
+        # A parser that names nothing is refused before uvicorn starts any worker.
+        from ..errors import LogicparseError
+        from ..parser import check_parser
+
+        try:
+            check_parser(v)
+        except LogicparseError as e:  # an OSError for a missing directory: pydantic wants this
+            raise ValueError(str(e)) from None
+        return v
+
     @property
     def body_limit(self) -> int:
         return self.max_body_bytes or 4 * self.max_chars + 65536

@@ -17,6 +17,10 @@ import pyarrow as pa
 # Bump when a field is added, removed or changes type: shards record it, readers check it.
 SCHEMA_VERSION = "1"
 
+# Decimals kept of a relation's confidence. Shards store it as float32 and JSON as float64: rounded
+# when the Relation is made (and again when one is read back), both give the same number.
+CONFIDENCE_DECIMALS = 4
+
 Span = list[list[int]]  # [[start, end), ...] document-level token ranges, sorted, disjoint
 _SPAN = pa.list_(pa.list_(pa.int32()))
 
@@ -32,7 +36,10 @@ class Relation:
     alpha: Annotated[Span, _SPAN]
     beta: Annotated[Span, _SPAN]
     sense_source: Annotated[str, pa.string()] = "lexicon"  # lexicon | rule | classifier
-    confidence: Annotated[float, pa.float32()] = 1.0
+    confidence: Annotated[float, pa.float32()] = 1.0  # rounded to CONFIDENCE_DECIMALS
+
+    def __post_init__(self):
+        self.confidence = round(float(self.confidence), CONFIDENCE_DECIMALS)
 
     def to_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
