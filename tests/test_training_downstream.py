@@ -247,3 +247,15 @@ def test_a_damaged_results_line_is_named_and_the_file_left_alone(tmp_path, table
     err = capsys.readouterr().err
     assert "[E531]" in err and "line 2" in err and str(results) in err
     assert results.read_bytes() == before
+
+
+def test_a_parser_typo_is_refused_before_anything_loads(tmp_path):
+    from typer.testing import CliRunner
+
+    from logicparse.cli import _register, app
+
+    _register()
+    res = CliRunner().invoke(app, ["train", "--task", "conjnli", "--data", str(CONJ), "--parser",
+                                   "defualt", "--out", str(tmp_path / "o"), "--quiet"])
+    assert res.exit_code == 2 and "[E021]" in res.output
+    assert not (tmp_path / "o").exists()

@@ -105,7 +105,11 @@ def train(
     (and, unless --no-checkpoint, OUT/ckpt.pt and OUT/best/), and prints the final metrics (best
     dev, test) as one JSON object on the last line of stdout.
     """
+    from ..parser import check_parser
     from ..training import TrainConfig, train as run
+
+    if not no_logic and logic.value != "none":
+        check_parser(parser)  # a typo is refused now, not when texts need annotating
 
     cfg = TrainConfig(
         task=task.value, model=model, data=str(data) if data else None,

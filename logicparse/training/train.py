@@ -95,7 +95,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     import transformers
     from tqdm.auto import tqdm
 
-    from ..modeling import LogicAligner, from_pretrained, join_documents, logicalize
+    from ..modeling import LogicAligner, from_pretrained, join_documents, logical_embedding, logicalize
 
     # ---- setup: seeds, device, output --------------------------------------------------------
     transformers.set_seed(cfg.seed)
@@ -149,7 +149,9 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         model = auto.from_pretrained(path, **head)
         if logical:
             logicalize(model, n_logic=cfg.n_logic, k=cfg.k, projection=cfg.projection)
-    aligner = LogicAligner(tokenizer, k=cfg.k, max_length=cfg.max_length) if logical else None
+    # A logical checkpoint keeps the depth it was trained with, whatever --k says.
+    k = logical_embedding(model).k if logical else cfg.k
+    aligner = LogicAligner(tokenizer, k=k, max_length=cfg.max_length) if logical else None
     max_len = min(cfg.max_length, getattr(model.config, "max_position_embeddings", 10**6) or 10**6)
 
     # ---- encode every split once (int32/uint8 on the host; padded per batch) ------------------
