@@ -446,6 +446,8 @@ def test_logicparse_serve_process(tmp_path):
     finally:
         proc.terminate()
         proc.wait(30)
+    # The seconds of model loading are announced before anything else.
+    assert proc.stdout.read().splitlines()[0].startswith("loading models… (parser default, senses None)")
 
 
 # --- bounded work, every error in one shape ---------------------------------------------------
