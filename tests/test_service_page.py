@@ -234,3 +234,86 @@ def test_page_annotates_the_paper_example(live_url, browser, lexicon_annotator):
     assert seen["layers_12"] == [labels[i] for i in doc.logic[12]]
     assert shot.stat().st_size > 10_000
     assert seen["error_status"].startswith("413: ") and "100000" in seen["error_status"]
+
+
+NONE_TEXT = "I like tea in Paris, and I stayed because it didn't stop raining."
+
+
+@pytest.fixture(scope="module")
+def rules_url(lexicon_annotator):
+    """The app with the tree rules deciding keywords (some are decided none), same parser."""
+    import uvicorn
+
+    import logicparse
+    from logicparse.service import Settings, create_app
+
+    rules = logicparse.Annotator(parser=lexicon_annotator.parser, senses="rules")
+    app = create_app(Settings(senses="rules"), annotator=rules)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
+        time.sleep(0.05)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}", rules
+    server.should_exit = True
+    thread.join(10)
+
+
+async def _drive_none(devtools: str, url: str, shot: Path) -> dict:
+    import websockets
+
+    async with httpx.AsyncClient() as client:
+        targets = (await client.get(f"{devtools}/json/list")).json()
+    target = next(t for t in targets if t["type"] == "page")
+    async with websockets.connect(target["webSocketDebuggerUrl"], max_size=2**26) as ws:
+        page = Page(ws)
+        await page.call("Runtime.enable")
+        await page.call("Page.enable")
+        await page.call("Page.navigate", url=url)
+        await page.wait_for("document.querySelectorAll('#legend li').length === 12")
+        out = {"roles": await page.js("document.querySelector('#roles').textContent")}
+        await page.js(f"document.querySelector('#text').value = {json.dumps(NONE_TEXT)}; "
+                      "document.querySelector('#annotate').click(); true")
+        await page.wait_for("document.querySelectorAll('#doc .tok').length > 0")
+        out["none"] = await page.js("[...document.querySelectorAll('#doc .tok.kw-none')]"
+                                    ".map(e => [e.textContent, e.title, getComputedStyle(e).color])")
+        out["kw_colour"] = await page.js("getComputedStyle(document.querySelector('#doc .tok.kw')).color")
+        out["rows"] = await page.js("[...document.querySelectorAll('#relations tbody tr')].map(tr => "
+                                    "[tr.className, ...[...tr.cells].map(td => td.textContent)])")
+        await page.hover("#doc .tok.kw-none")
+        out["info"] = await page.js("document.querySelector('#info').textContent")
+        await page.hover("#doc .tok.kw[data-rel='1']")
+        png = await page.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        shot.write_bytes(base64.b64decode(png["data"]))
+        out["exceptions"] = page.exceptions
+        return out
+
+
+def test_page_shows_keywords_decided_none_and_the_text_as_written(rules_url, browser):
+    url, rules = rules_url
+    doc = rules.annotate(NONE_TEXT)
+    seen = asyncio.run(_drive_none(browser, url + "/", ARTIFACTS / "page-none.png"))
+    assert seen["exceptions"] == []
+    # The page says what α and β are.
+    assert "β is its own" in " ".join(seen["roles"].split())
+    # `like` (a verb) and `in` (a place) are shown greyed, with the reason the rules gave.
+    assert [t for t, _, _ in seen["none"]] == ["like", "in"]
+    assert all("decided none (a tree rule: not a connective" in title for _, title, _ in seen["none"])
+    assert seen["none"][0][2] != seen["kw_colour"]
+    assert "“like” decided none: a tree rule" in seen["info"]
+    # The table: the kept relations, then the keywords decided none with their reason; spans
+    # as written in the text ("didn't"), not as tokens ("did n't").
+    text = lambda span: " … ".join(NONE_TEXT[doc.token_starts[a]:doc.token_ends[b - 1]]  # noqa: E731
+                                   for a, b in span) or "—"
+    kept = [["", r.keyword, r.relation.replace("_", " "), r.category, text(r.alpha), text(r.beta),
+             r.sense_source] for r in doc.relations]
+    assert [r.keyword for r in doc.relations] == ["and", "because", "n't"]
+    assert seen["rows"][:3] == kept
+    assert "it didn't stop raining" in kept[1][5]
+    assert seen["rows"][3:] == [["none-row", k, "none", "—", "—", "—",
+                                 "a tree rule: not a connective in this sentence"]
+                                for k in ("like", "in")]
