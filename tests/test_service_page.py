@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import shutil
 import subprocess
@@ -30,14 +31,13 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def live_url(lexicon_annotator):
+def _serve(annotator, senses):
     """The app under a real uvicorn server on 127.0.0.1, port chosen by the OS."""
     import uvicorn
 
     from logicparse.service import Settings, create_app
 
-    app = create_app(Settings(senses=None), annotator=lexicon_annotator)
+    app = create_app(Settings(senses=senses), annotator=annotator)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -49,6 +49,11 @@ def live_url(lexicon_annotator):
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def live_url(lexicon_annotator):
+    yield from _serve(lexicon_annotator, None)
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +127,9 @@ class Page:
         await self.call("Input.dispatchMouseEvent", type="mouseMoved", x=box[0], y=box[1])
 
 
-async def _drive(devtools: str, url: str, shot: Path, hover_rel: int) -> dict:
+@contextlib.asynccontextmanager
+async def _open(devtools: str, url: str):
+    """The browser's page at ``url``, once the script has drawn the legend."""
     import websockets
 
     async with httpx.AsyncClient() as client:
@@ -135,6 +142,11 @@ async def _drive(devtools: str, url: str, shot: Path, hover_rel: int) -> dict:
         await page.call("Page.navigate", url=url)
         # The legend is drawn from GET /v1/taxonomy once the script has run.
         await page.wait_for("document.querySelectorAll('#legend li').length === 12")
+        yield page
+
+
+async def _drive(devtools: str, url: str, shot: Path, hover_rel: int) -> dict:
+    async with _open(devtools, url) as page:
         out = {"legend": await page.js(
             "[...document.querySelectorAll('#legend li')].map(li => li.dataset.relation)")}
         await page.js(f"document.querySelector('#text').value = {json.dumps(EXAMPLE)}; "
@@ -242,38 +254,15 @@ NONE_TEXT = "I like tea in Paris, and I stayed because it didn't stop raining."
 @pytest.fixture(scope="module")
 def rules_url(lexicon_annotator):
     """The app with the tree rules deciding keywords (some are decided none), same parser."""
-    import uvicorn
-
     import logicparse
-    from logicparse.service import Settings, create_app
 
     rules = logicparse.Annotator(parser=lexicon_annotator.parser, senses="rules")
-    app = create_app(Settings(senses="rules"), annotator=rules)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}", rules
-    server.should_exit = True
-    thread.join(10)
+    for url in _serve(rules, "rules"):
+        yield url, rules
 
 
 async def _drive_none(devtools: str, url: str, shot: Path) -> dict:
-    import websockets
-
-    async with httpx.AsyncClient() as client:
-        targets = (await client.get(f"{devtools}/json/list")).json()
-    target = next(t for t in targets if t["type"] == "page")
-    async with websockets.connect(target["webSocketDebuggerUrl"], max_size=2**26) as ws:
-        page = Page(ws)
-        await page.call("Runtime.enable")
-        await page.call("Page.enable")
-        await page.call("Page.navigate", url=url)
-        await page.wait_for("document.querySelectorAll('#legend li').length === 12")
+    async with _open(devtools, url) as page:
         out = {"roles": await page.js("document.querySelector('#roles').textContent")}
         await page.js(f"document.querySelector('#text').value = {json.dumps(NONE_TEXT)}; "
                       "document.querySelector('#annotate').click(); true")

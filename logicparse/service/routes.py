@@ -173,8 +173,10 @@ async def annotate(body: AnnotateRequest, settings: SettingsDep, annotator: Anno
     records = [d.to_dict() for d in docs]
     if body.decided_none:
         senses = getattr(annotator, "senses", None)
-        for record, doc in zip(records, docs):
-            record["decided_none"] = [asdict(n) for n in decided_none(doc, senses)]
+        # Reading every sentence's tree again takes a while for a long text: off the loop.
+        found = await asyncio.to_thread(lambda: [decided_none(d, senses) for d in docs])
+        for record, nones in zip(records, found):
+            record["decided_none"] = [asdict(n) for n in nones]
         # Past the response model, which is the Document record alone.
         return JSONResponse(records[0] if single else records)
     return records[0] if single else records
