@@ -177,8 +177,11 @@ def annotate_trees(trees: Union[str, Sequence[str]], senses=None, id: str = "",
                    mapping: str = DEFAULT_MAPPING) -> Document:
     """Detection and mapping on given bracketed trees (one per sentence, in order, or one string
     holding them all), without a parser. ``text`` stays empty; token offsets index the tokens
-    joined by single spaces. ``mapping="paper"`` is Algorithm 1 exactly; "default" widens α and β
-    to the arguments measured better on GDTB (docs/mapping.md)."""
+    joined by single spaces. ``senses`` defaults to None here, unlike :class:`Annotator`: each
+    keyword keeps its lexicon relation (the paper's literal behaviour) unless ``senses="default"``
+    (tree rules + sense classifiers, as the Annotator decides) or another sense spec is given.
+    ``mapping="paper"`` is Algorithm 1 exactly; "default" widens α and β to the arguments
+    measured better on GDTB (docs/mapping.md)."""
     return build_documents([(id, "", _tree_sentences(trees))], _resolve_senses(senses),
                            check_mapping(mapping))[0]
 
@@ -188,7 +191,8 @@ class Annotator:
 
     ``parser``: "default" (the bundled model), a benepar model name such as "benepar_en3", or a
     path. ``senses``: "default" (bundled SVMs), a path, or None to keep each keyword's lexicon sense
-    (no encoder is loaded). ``spacy_model``: None for spaCy's rule-based English tokenizer and
+    (no encoder is loaded); the default decides, unlike :func:`annotate_trees`, whose default is
+    None. ``spacy_model``: None for spaCy's rule-based English tokenizer and
     sentencizer (no download needed), or an installed pipeline name such as "en_core_web_sm".
     ``mapping``: "default" (α/β widened to the arguments measured better on GDTB) or "paper"
     (Algorithm 1 exactly).

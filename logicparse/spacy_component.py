@@ -5,8 +5,11 @@
     nlp.add_pipe("logicparse")           # found through the ``spacy_factories`` entry point
     doc = nlp("If you go, I go too.")
     doc._.logic        # per spaCy token: label ids, shallowest keyword first ([] = E)
-    doc._.relations    # dicts as in Document.relations, token ranges index the spaCy Doc
+    doc._.relations    # Relation objects as in Document.relations (rel.keyword, rel.alpha, ...);
+                       # token ranges index the spaCy Doc
+    doc._.relation_dicts  # the same as plain dicts (what Doc.to_bytes and DocBin store)
     doc.spans["logic"] # keys, alpha and beta pieces labelled like "conditional:alpha"
+    displacy.render(doc, style="span", options=displacy_options())  # the service page's colours
 
 The component annotates the Doc's own tokens and sentences (it does not re-tokenise), with the
 same parser, sense decisions and mapping as :class:`logicparse.Annotator`; whitespace tokens get
@@ -23,19 +26,49 @@ from spacy.tokens import Doc, Span, SpanGroup
 
 from .annotator import Annotator, segment_doc
 from .errors import Errors, InputTextError
+from .taxonomy import LABELS, RELATION_COLORS
+from .tokens import Relation
 
 SPANS_KEY = "logic"
 
-for _name, _default in (("logic", None), ("relations", None), ("logic_error", None)):
+
+def _relations(doc: Doc) -> list[Relation]:
+    return [Relation(**d) for d in doc._.relation_dicts or []]
+
+
+# Plain dicts are stored (Doc.to_bytes and DocBin serialise them); objects are built on access.
+for _name, _default in (("logic", None), ("relation_dicts", None), ("logic_error", None)):
     if not Doc.has_extension(_name):
         Doc.set_extension(_name, default=_default)
+if not Doc.has_extension("relations"):
+    Doc.set_extension("relations", getter=_relations)
+
+# displaCy writes its span labels in black, so the page's relation colours are lightened by
+# role (key strongest). Opaque tints, not transparency: where the label of a short span runs
+# under the next one, the next label covers it cleanly instead of mixing their letters.
+_ROLE_STRENGTH = {"key": 0.7, "alpha": 0.4, "beta": 0.25}
+
+
+def _tint(colour: str, strength: float) -> str:
+    rgb = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return "#" + "".join(f"{round(255 - (255 - c) * strength):02x}" for c in rgb)
+
+
+DISPLACY_COLORS = {label: _tint(RELATION_COLORS[label.split(":")[0]],
+                                _ROLE_STRENGTH[label.split(":")[1]]) for label in LABELS[1:]}
+
+
+def displacy_options(spans_key: str = SPANS_KEY) -> dict:
+    """Options for ``displacy.render(doc, style="span", options=...)``: the component's span
+    group, each relation in the service page's colour (key, alpha, beta lighter in turn)."""
+    return {"spans_key": spans_key, "colors": dict(DISPLACY_COLORS)}
 
 
 @Language.factory(
     "logicparse",
     default_config={"parser": "default", "senses": "default", "mapping": "default",
                     "batch_size": 32, "device": "cpu", "spans_key": SPANS_KEY},
-    assigns=["doc._.logic", "doc._.relations", "doc._.logic_error", "doc.spans"],
+    assigns=["doc._.logic", "doc._.relation_dicts", "doc._.logic_error", "doc.spans"],
     requires=["token.is_sent_start"],
 )
 def make_logicparse(nlp: Language, name: str, parser: str, senses: Optional[str], mapping: str,
@@ -45,8 +78,8 @@ def make_logicparse(nlp: Language, name: str, parser: str, senses: Optional[str]
 
 
 class LogicComponent:
-    """Sets ``doc._.logic``, ``doc._.relations``, ``doc._.logic_error`` and
-    ``doc.spans[spans_key]`` on every Doc."""
+    """Sets ``doc._.logic``, ``doc._.relation_dicts`` (read as Relation objects through
+    ``doc._.relations``), ``doc._.logic_error`` and ``doc.spans[spans_key]`` on every Doc."""
 
     def __init__(self, nlp: Language, name: str = "logicparse", parser: str = "default",
                  senses: Optional[str] = "default", mapping: str = "default", batch_size: int = 32,
@@ -110,7 +143,7 @@ def _set_annotations(doc: Doc, record, spans_key: str) -> None:
             spans.extend(Span(doc, a, b, label=f"{rel.relation}:{role}") for a, b in row[role])
         relations.append(row)
     doc._.logic = logic
-    doc._.relations = relations
+    doc._.relation_dicts = relations
     doc._.logic_error = record.error
     doc.spans[spans_key] = SpanGroup(doc, name=spans_key, spans=spans)
 

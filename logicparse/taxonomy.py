@@ -52,6 +52,14 @@ RELATIONS: list[str] = [name for name, _ in _RELATION_ROLES]
 LABELS: list[str] = ["E"] + [f"{name}:{role}" for name, roles in _RELATION_ROLES for role in roles]
 LABEL_IDS: dict[str, int] = {label: i for i, label in enumerate(LABELS)}
 UNARY_RELATIONS = frozenset(name for name, roles in _RELATION_ROLES if "beta" not in roles)
+# One colour per relation, for every view of the labels: the service page (its style.css holds
+# the same values) and displaCy (spacy_component.displacy_options).
+RELATION_COLORS: dict[str, str] = {
+    "conjunction": "#1f77b4", "disjunction": "#e07b00", "negation": "#d62728",
+    "conditional": "#2ca02c", "negative_conditional": "#9467bd", "analogy": "#8c564b",
+    "comparative": "#d6409f", "adversative": "#7b7d16", "temporal": "#0f9fb0",
+    "causal": "#3b3fa0", "progression": "#5a7d2a", "example": "#a0522d",
+}
 
 assert len(LABELS) == 35, len(LABELS)
 

@@ -15,8 +15,9 @@ def test_plain_lines_with_rates_and_eta():
     p.advance(2, 30, 1)
     p.close()
     lines = buf.getvalue().splitlines()
-    assert len(lines) == 1  # close() does not repeat an unchanged line
-    line = lines[0]
+    # The models load before the first documents; close() does not repeat an unchanged line.
+    assert len(lines) == 2 and lines[0] == "annotate: loading models…"
+    line = lines[1]
     assert line.startswith("annotate: 6/10 documents (60%), 4 resumed, ")
     assert "docs/s" in line and "sentences/s" in line and "1 failed" in line and "ETA" in line
 
@@ -25,6 +26,8 @@ def test_rich_bar_on_a_terminal():
     buf = io.StringIO()
     p = RichProgress(Console(file=buf, force_terminal=True, width=150))
     p.start(10)
+    p._bar.refresh()
+    assert "loading models…" in buf.getvalue()  # until the first documents are done
     p.skip(2)
     p.advance(3, 40, 0)
     p.close()

@@ -370,3 +370,36 @@ def test_manifest_with_non_ascii_paths_reads_back_under_any_locale(tmp_path):
         assert sh.read_manifest(tmp_path) == manifest
     finally:
         locale.setlocale(locale.LC_CTYPE, before)
+
+
+def test_cli_stats_header_fits_80_columns(tmp_path):
+    from typer.testing import CliRunner
+
+    from logicparse.cli import _register, app
+
+    _register()
+    out = tmp_path / "annotated" / "a-long-shard-directory-name"
+    write_dir(out, {"parser": "logicparse-minilm-v4", "senses": "logicparse-senses-minilm"})
+    r = CliRunner().invoke(app, ["shards", "stats", str(out)], env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()[:-1]  # the last line is the JSON object
+    # Directory, state and models each on a line of their own, none cut.
+    assert lines[0] == str(out) and lines[1] == "2 shards, complete"
+    assert any(line.split() == ["parser", "logicparse-minilm-v4"] for line in lines)
+    assert any(line.split() == ["senses", "logicparse-senses-minilm"] for line in lines)
+    assert all(len(line) <= 80 for line in lines[1:])
+
+
+def test_show_marks_keywords_in_plain_text_when_piped(tmp_path):
+    from typer.testing import CliRunner
+
+    from logicparse.cli import _register, app
+
+    _register()
+    write_dir(tmp_path)
+    # CliRunner's stdout is not a terminal, as in `logicparse shards show ... | less`.
+    r = CliRunner().invoke(app, ["shards", "show", str(tmp_path), "--id", "d0"])
+    assert "[0] I will *not* go *if* it rains ." in r.stdout
+    r = CliRunner().invoke(app, ["shards", "show", str(tmp_path), "--id", "d1"])
+    assert "[0] Cats *and* dogs play ." in r.stdout and "[1] *But* they fight ." in r.stdout
+    assert "alpha Cats" in r.stdout and "beta  dogs" in r.stdout

@@ -148,3 +148,13 @@ def test_errors_name_the_counts():
         E.evalb([gold, gold], [gold])
     with pytest.raises(DataFormatError, match=r"Length unmatch \(2\|1\)"):
         E.score_sentence(gold, "(S (A (P this)))")
+
+
+def test_raw_brackets_in_gold_match_the_parsers_escaped_leaves():
+    # GUM writes `[` and `{` raw where the parser writes -LSB- and -LCB-: the same word.
+    gold = "(S (-LRB- [) (NP (NN tea) (-LRB- {) (NN x) (-RRB- })) (-RRB- ]) (: [...]))"
+    test = "(S (-LRB- -LSB-) (NP (NN tea) (-LRB- -LCB-) (NN x) (-RRB- -RCB-)) (-RRB- -RSB-) (: -LSB-...-RSB-))"
+    s = E.evalb([gold, test], [test, gold])
+    assert s.errors == 0 and s.f1 == 1.0 and s.sentences == 2
+    # Other words still have to match.
+    assert E.evalb([gold], [test.replace("tea", "tee")]).errors == 1

@@ -261,3 +261,9 @@ def test_calibrate_writes_span_bias(trained_tiny, tmp_path):
     cfg = json.loads((model / "config.json").read_text())
     assert cfg["logicparse"]["span_bias"] == out["span_bias"]
     assert load_parser(str(model)).chart_parser.decoder.span_bias == out["span_bias"]
+
+
+def test_eval_command_on_a_treebank_with_raw_brackets(bundled):
+    # GUM-style leaves `[`, `]`, `{`, `}` and `[...]` against the parser's escaped ones.
+    score = _cli("parser", "eval", "--treebank", str(FIX / "raw_brackets.mrg"))
+    assert score["sentences"] == 4 and score["error_sentences"] == 0 and score["failed"] == 0

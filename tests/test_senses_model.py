@@ -336,3 +336,27 @@ def test_a_connective_by_its_tree_gets_a_relation_not_none(senses):
     assert (with_tree.relation, with_tree.source) == ("temporal", "classifier")
     assert with_tree.confidence == pytest.approx(1 / 3)
     assert (without.relation, without.source) == (None, "classifier")
+
+
+def test_eval_cli_on_parser_trees(senses):
+    from logicparse.cli import _register, app
+    from logicparse.gdtb import read_gdtb
+    from logicparse.parser import load_parser
+    from logicparse.senses.data import gdtb_annotations, relabel_since
+    from logicparse.senses.scoring import decide_annotations
+
+    _register()
+    args = ["senses", "eval", "--gdtb", str(FIXTURES / "gdtb"), "--split", "dev"]
+    res = CliRunner().invoke(app, args + ["--trees", "parser"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    # Gold is fixed on GDTB's trees (the relabelling reads them); the decisions read the parser's.
+    assert out["trees"] == "parser" and out["relabelled"] == 1 and out["n"] == 3
+    anns, _ = relabel_since(gdtb_annotations(read_gdtb(FIXTURES / "gdtb", "dev"),
+                                             ["since", "while"], "gdtb:dev", trees=True))
+    parsed = load_parser("default").parse([a.text.split(" ") for a in anns])
+    decided = decide_annotations(senses, anns, parsed)
+    right = sum((d.relation or NONE) == a.label for a, d in zip(anns, decided))
+    assert out["accuracy"] == round(right / len(anns), 4)
+    bad = CliRunner().invoke(app, args + ["--trees", "gold"])
+    assert bad.exit_code == 2 and "E214" in bad.output

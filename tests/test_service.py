@@ -28,6 +28,7 @@ from hypothesis import HealthCheck, given, settings
 import logicparse
 from logicparse.tokens.document import ARROW_SCHEMA, Document
 from logicparse.service import Settings, create_app
+from logicparse.service.decisions import decided_none
 from logicparse.service.limits import BodyGuard, Busy, TimedOut, WorkPool
 
 EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
@@ -471,6 +472,8 @@ def test_logicparse_serve_process(tmp_path):
     finally:
         proc.terminate()
         proc.wait(30)
+    # The seconds of model loading are announced before anything else.
+    assert proc.stdout.read().splitlines()[0].startswith("loading models… (parser default, senses None)")
 
 
 # --- bounded work, every error in one shape ---------------------------------------------------
@@ -722,3 +725,39 @@ def test_no_senses_is_spelled_none_as_on_the_command_line():
     assert Settings(senses="rules").senses == "rules"
     assert Settings(senses=None).to_env()["LOGICPARSE_SENSES"] == NO_SENSES == "none"
     assert load_senses("none") is None
+
+
+# --- keywords decided none, on request ----------------------------------------------------------
+
+def test_decided_none_lists_the_keywords_left_out_with_their_reason(lexicon_annotator):
+    rules = logicparse.Annotator(parser=lexicon_annotator.parser, senses="rules")
+    app = create_app(Settings(senses="rules"), annotator=rules)
+    text = "I like tea in Paris, and I stayed because it rained."
+    with TestClient(app) as c:
+        plain = c.post("/v1/annotate", json={"text": text}).json()
+        asked = c.post("/v1/annotate", json={"text": text, "decided_none": True}).json()
+        many = c.post("/v1/annotate", json={"text": [text, "It rained."],
+                                            "decided_none": True}).json()
+    # Off by default: the answer stays the Document record.
+    assert plain == arrow_row(rules.annotate(text))
+    assert {k: v for k, v in asked.items() if k != "decided_none"} == plain
+    assert [r["keyword"] for r in plain["relations"]] == ["and", "because"]
+    # The verb `like` and the `in` of a place: decided none by a tree rule.
+    assert asked["decided_none"] == [
+        {"keyword": "like", "key": [[1, 2]], "sentence": 0, "source": "rule",
+         "reason": "a tree rule: not a connective in this sentence"},
+        {"keyword": "in", "key": [[3, 4]], "sentence": 0, "source": "rule",
+         "reason": "a tree rule: not a connective in this sentence"}]
+    assert many[0]["decided_none"] == asked["decided_none"] and many[1]["decided_none"] == []
+    # With lexicon senses every keyword keeps its relation: nothing is left out.
+    assert decided_none(lexicon_annotator.annotate(text), None) == []
+
+
+def test_decided_none_without_rules_names_the_classifier():
+    # A sense model without tree rules: whatever it left out, its classifier decided.
+    doc = logicparse.annotate_trees(["(S (NP (PRP I)) (VP (VBD stayed) (SBAR (IN as) (S (NP (PRP it)) "
+                                     "(VP (VBD rained))))) (. .))"])
+    assert [r.keyword for r in doc.relations] == ["as"]
+    doc.relations = []
+    (n,) = decided_none(doc, type("Senses", (), {"rules": False})())
+    assert (n.keyword, n.key, n.source) == ("as", [[2, 3]], "classifier")

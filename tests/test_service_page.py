@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import shutil
 import subprocess
@@ -30,14 +31,13 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def live_url(lexicon_annotator):
+def _serve(annotator, senses):
     """The app under a real uvicorn server on 127.0.0.1, port chosen by the OS."""
     import uvicorn
 
     from logicparse.service import Settings, create_app
 
-    app = create_app(Settings(senses=None), annotator=lexicon_annotator)
+    app = create_app(Settings(senses=senses), annotator=annotator)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -49,6 +49,11 @@ def live_url(lexicon_annotator):
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def live_url(lexicon_annotator):
+    yield from _serve(lexicon_annotator, None)
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +127,9 @@ class Page:
         await self.call("Input.dispatchMouseEvent", type="mouseMoved", x=box[0], y=box[1])
 
 
-async def _drive(devtools: str, url: str, shot: Path, hover_rel: int) -> dict:
+@contextlib.asynccontextmanager
+async def _open(devtools: str, url: str):
+    """The browser's page at ``url``, once the script has drawn the legend."""
     import websockets
 
     async with httpx.AsyncClient() as client:
@@ -135,6 +142,11 @@ async def _drive(devtools: str, url: str, shot: Path, hover_rel: int) -> dict:
         await page.call("Page.navigate", url=url)
         # The legend is drawn from GET /v1/taxonomy once the script has run.
         await page.wait_for("document.querySelectorAll('#legend li').length === 12")
+        yield page
+
+
+async def _drive(devtools: str, url: str, shot: Path, hover_rel: int) -> dict:
+    async with _open(devtools, url) as page:
         out = {"legend": await page.js(
             "[...document.querySelectorAll('#legend li')].map(li => li.dataset.relation)")}
         await page.js(f"document.querySelector('#text').value = {json.dumps(EXAMPLE)}; "
@@ -234,3 +246,63 @@ def test_page_annotates_the_paper_example(live_url, browser, lexicon_annotator):
     assert seen["layers_12"] == [labels[i] for i in doc.logic[12]]
     assert shot.stat().st_size > 10_000
     assert seen["error_status"].startswith("413: ") and "100000" in seen["error_status"]
+
+
+NONE_TEXT = "I like tea in Paris, and I stayed because it didn't stop raining."
+
+
+@pytest.fixture(scope="module")
+def rules_url(lexicon_annotator):
+    """The app with the tree rules deciding keywords (some are decided none), same parser."""
+    import logicparse
+
+    rules = logicparse.Annotator(parser=lexicon_annotator.parser, senses="rules")
+    for url in _serve(rules, "rules"):
+        yield url, rules
+
+
+async def _drive_none(devtools: str, url: str, shot: Path) -> dict:
+    async with _open(devtools, url) as page:
+        out = {"roles": await page.js("document.querySelector('#roles').textContent")}
+        await page.js(f"document.querySelector('#text').value = {json.dumps(NONE_TEXT)}; "
+                      "document.querySelector('#annotate').click(); true")
+        await page.wait_for("document.querySelectorAll('#doc .tok').length > 0")
+        out["none"] = await page.js("[...document.querySelectorAll('#doc .tok.kw-none')]"
+                                    ".map(e => [e.textContent, e.title, getComputedStyle(e).color])")
+        out["kw_colour"] = await page.js("getComputedStyle(document.querySelector('#doc .tok.kw')).color")
+        out["rows"] = await page.js("[...document.querySelectorAll('#relations tbody tr')].map(tr => "
+                                    "[tr.className, ...[...tr.cells].map(td => td.textContent)])")
+        await page.hover("#doc .tok.kw-none")
+        out["info"] = await page.js("document.querySelector('#info').textContent")
+        await page.hover("#doc .tok.kw[data-rel='1']")
+        png = await page.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        shot.write_bytes(base64.b64decode(png["data"]))
+        out["exceptions"] = page.exceptions
+        return out
+
+
+def test_page_shows_keywords_decided_none_and_the_text_as_written(rules_url, browser):
+    url, rules = rules_url
+    doc = rules.annotate(NONE_TEXT)
+    seen = asyncio.run(_drive_none(browser, url + "/", ARTIFACTS / "page-none.png"))
+    assert seen["exceptions"] == []
+    # The page says what α and β are.
+    assert "β is its own" in " ".join(seen["roles"].split())
+    # `like` (a verb) and `in` (a place) are shown greyed, with the reason the rules gave.
+    assert [t for t, _, _ in seen["none"]] == ["like", "in"]
+    assert all("decided none (a tree rule: not a connective" in title for _, title, _ in seen["none"])
+    assert seen["none"][0][2] != seen["kw_colour"]
+    assert "“like” decided none: a tree rule" in seen["info"]
+    # The table: the kept relations, then the keywords decided none with their reason; spans
+    # as written in the text ("didn't"), not as tokens ("did n't").
+    text = lambda span: " … ".join(NONE_TEXT[doc.token_starts[a]:doc.token_ends[b - 1]]  # noqa: E731
+                                   for a, b in span) or "—"
+    kept = [["", r.keyword, r.relation.replace("_", " "), r.category, text(r.alpha), text(r.beta),
+             r.sense_source] for r in doc.relations]
+    assert [r.keyword for r in doc.relations] == ["and", "because", "n't"]
+    assert seen["rows"][:3] == kept
+    assert "it didn't stop raining" in kept[1][5]
+    assert seen["rows"][3:] == [["none-row", k, "none", "—", "—", "—",
+                                 "a tree rule: not a connective in this sentence"]
+                                for k in ("like", "in")]

@@ -44,7 +44,7 @@ def test_factory_is_found_without_importing_logicparse():
     code = ("import spacy, sys\n"
             "nlp = spacy.blank('en'); nlp.add_pipe('sentencizer')\n"
             "nlp.add_pipe('logicparse', config={'senses': None})\n"
-            "print(nlp('I stayed because it rained.')._.relations[0]['relation'])\n")
+            "print(nlp('I stayed because it rained.')._.relations[0].relation)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300, env={**os.environ, "HF_HUB_OFFLINE": "1"})
     assert out.returncode == 0, out.stderr
@@ -60,11 +60,13 @@ def test_labels_equal_the_annotators(nlp, annotator):
         assert all(doc._.logic[t.i] == [] for t in doc if t.is_space)
         assert len(doc._.relations) == len(record.relations)
         for got, want in zip(doc._.relations, record.relations):
-            assert (got["keyword"], got["relation"], got["sense_source"]) == (
+            assert isinstance(got, logicparse.Relation)
+            assert (got.keyword, got.relation, got.sense_source) == (
                 want.keyword, want.relation, want.sense_source)
             for role in ("key", "alpha", "beta"):
                 # Same characters, whether indexed by spaCy tokens or by Document tokens.
-                assert [(doc[a].idx, doc[b - 1].idx + len(doc[b - 1])) for a, b in got[role]] == \
+                assert [(doc[a].idx, doc[b - 1].idx + len(doc[b - 1]))
+                        for a, b in getattr(got, role)] == \
                     _char_spans(record.token_starts, record.token_ends, getattr(want, role))
         assert doc._.logic_error is None
 
@@ -91,7 +93,7 @@ def test_pipe_parses_a_whole_batch_at_once(nlp, annotator, monkeypatch):
     texts = ["A and B.", "Cats or dogs. Eggs and fish.", "G, but H.", "I if J."]
     docs = list(nlp.pipe(texts, batch_size=4))
     assert calls == [5]
-    assert [r["relation"] for r in docs[1]._.relations] == ["disjunction", "conjunction"]
+    assert [r.relation for r in docs[1]._.relations] == ["disjunction", "conjunction"]
     calls.clear()
     list(nlp.pipe(texts, batch_size=2))
     assert calls == [3, 2]
@@ -152,7 +154,7 @@ def test_failing_doc_gets_its_error_and_the_rest_are_annotated(nlp, annotator, m
     monkeypatch.setattr(annotator.parser, "parse", fragile)
     docs = list(nlp.pipe(["A and B.", "Boom or bust.", "C or D."], batch_size=3))
     assert "parser failed" in docs[1]._.logic_error and docs[1]._.relations == []
-    assert [d._.relations[0]["relation"] for d in (docs[0], docs[2])] == [
+    assert [d._.relations[0].relation for d in (docs[0], docs[2])] == [
         "conjunction", "disjunction"]
 
 
@@ -165,5 +167,36 @@ def test_generator_failure_yields_the_docs_read_before_it(nlp):
     got = []
     with pytest.raises(RuntimeError, match="source broke"):
         for doc in nlp.pipe(texts(), batch_size=8):
-            got.append(doc._.relations[0]["relation"])
+            got.append(doc._.relations[0].relation)
     assert got == ["conjunction", "disjunction"]
+
+
+def test_relations_are_objects_and_dicts_survive_serialisation(nlp):
+    doc = nlp("If it rains, we stay.")
+    rel = doc._.relations[0]
+    assert (rel.keyword, rel.relation) == ("If", "conditional")
+    assert [r.to_dict() for r in doc._.relations] == doc._.relation_dicts
+    # Doc.to_bytes (and DocBin) keep the dicts; the objects come back from them.
+    again = Doc(nlp.vocab).from_bytes(doc.to_bytes())
+    assert again._.relations == doc._.relations and again._.relations[0].keyword == "If"
+
+
+def test_displacy_gets_the_pages_colours(nlp):
+    import re
+    from pathlib import Path
+
+    from logicparse.spacy_component import displacy_options
+
+    css = (Path(logicparse.__file__).parent / "service" / "static" / "style.css").read_text()
+    page = dict(re.findall(r"--([a-z_]+): (#[0-9a-f]{6})", css))
+    assert {r: page[r] for r in logicparse.RELATIONS} == logicparse.taxonomy.RELATION_COLORS
+    doc = nlp(TEXTS[0])
+    html = displacy.render(doc, style="span", options=displacy_options())
+    causal = logicparse.taxonomy.RELATION_COLORS["causal"]
+    colours = displacy_options()["colors"]
+    # The page's colour, lightened by role (displaCy's labels are black): the key strongest.
+    assert colours["causal:key"] == "#7679bc" and causal == "#3b3fa0"
+    assert colours["causal:key"] < colours["causal:alpha"] < colours["causal:beta"] < "#ffffff"
+    for role in ("key", "alpha", "beta"):
+        assert f"background: {colours[f'causal:{role}']}" in html
+    assert "#ddd" not in html  # displaCy's grey for labels it has no colour for

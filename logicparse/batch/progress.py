@@ -8,6 +8,9 @@ import time
 from typing import Optional, TextIO
 
 
+LOADING = "loading models…"
+
+
 class Progress:
     """Counts documents and sentences; subclasses show them. This base class shows nothing."""
 
@@ -55,6 +58,8 @@ class PlainProgress(Progress):
     def start(self, total):
         super().start(total)
         self._last = time.perf_counter()
+        # The workers load the parser and sense models first: seconds with nothing else to show.
+        print(f"annotate: {LOADING}", file=self.stream, flush=True)
 
     def advance(self, docs, sentences, failed):
         super().advance(docs, sentences, failed)
@@ -96,7 +101,7 @@ class RichProgress(Progress):
     def start(self, total):
         super().start(total)
         self._bar.start()
-        self._task = self._bar.add_task("annotate", total=total, rate="")
+        self._task = self._bar.add_task("annotate", total=total, rate=LOADING)
 
     def skip(self, docs):
         # Resumed documents leave the bar's total rather than advance it, so that the rate and

@@ -23,7 +23,7 @@ def evaluate(
                               "tree unless --trees parser)."),
     senses: str = typer.Option("default", help="'default' (tree rules + bundled classifiers), "
                                "'rules' (no encoder), 'mpnet' (rules + the all-mpnet-base-v2 "
-                               "classifiers of logicparse[mpnet]), 'none' (every keyword its "
+                               "classifiers of logicparse\\[mpnet]), 'none' (every keyword its "
                                "lexicon sense, the paper's literal behaviour), or a sense model "
                                "directory."),
     trees: str = typer.Option("stored", help="'stored': the trees in the data file (treebank "

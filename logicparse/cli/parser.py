@@ -42,7 +42,7 @@ def _parse_overrides(values: List[str]) -> dict:
 @parser_app.command("train")
 def train_cmd(
     config: Path = typer.Option(Path("configs/parser.toml"), "--config", "-c",
-                                help="TOML config: [model] benepar hyperparameters, [train] data "
+                                help="TOML config: \\[model] benepar hyperparameters, \\[train] data "
                                 "paths, seed, schedule."),
     out: Path = typer.Option(Path("runs/parser"), "--out", "-o",
                              help="Run directory: log, checkpoint.pt, model/ (best so far)."),

@@ -107,6 +107,10 @@ def evaluate(
     rules: bool = typer.Option(True, help="Decide as the Annotator does: the tree rules first "
                                "(on GDTB's trees), then the classifiers. --no-rules scores the "
                                "classifiers alone."),
+    trees: str = typer.Option("stored", help="Trees the rules read: 'stored' (GDTB's const/ "
+                              "trees) or 'parser' (each sentence parsed with --parser, as the "
+                              "Annotator does). Gold labels are fixed on GDTB's trees either way."),
+    parser: str = typer.Option("default", help="Parser for --trees parser."),
     device: str = typer.Option("cpu"),
     errors_out: Optional[Path] = typer.Option(None, "--errors", help="Write misclassified "
                                               "occurrences to this JSONL file."),
@@ -116,16 +120,21 @@ def evaluate(
     stdout line is one JSON object: accuracy, majority_baseline, lexicon_baseline, n,
     relabelled, per_keyword (accuracy, baselines, sources, confusion matrix with rows gold and
     columns predicted)."""
+    from ..errors import Errors, LogicparseError
     from ..gdtb import read_gdtb
     from ..senses import load_senses
     from ..senses.data import gdtb_annotations, relabel_since
     from ..senses.train import errors, evaluate as run_eval
 
+    if trees not in ("stored", "parser"):
+        raise LogicparseError(Errors.E214.format(value=trees))
     kws = _keywords(keywords)
     anns, relabelled = relabel_since(gdtb_annotations(read_gdtb(gdtb, split), kws,
                                                       f"gdtb:{split}", trees=True))
     _say(f"relabelled {relabelled} occurrence(s) of 'since' heading a time expression: none -> "
          "temporal")
+    if trees == "parser":
+        anns = _with_parser_trees(anns, parser, device)
     model = load_senses(models, device=device, rules=rules)
     result = run_eval(model, anns, kws)
     if errors_out:
@@ -134,7 +143,20 @@ def evaluate(
     for kw, r in result["per_keyword"].items():
         _say(f"{kw:>6}: accuracy {r['accuracy']:.3f}  majority {r['majority_baseline']:.3f}  "
              f"n={r['n']}  {r['sources']}")
-    typer.echo(json.dumps({**result, "relabelled": relabelled, "rules": rules}))
+    typer.echo(json.dumps({**result, "relabelled": relabelled, "rules": rules, "trees": trees}))
+
+
+def _with_parser_trees(anns, parser: str, device: str):
+    """The annotations with each sentence's tree replaced by the parser's (one parse per
+    sentence, however many occurrences it holds)."""
+    import dataclasses
+
+    from ..parser import load_parser
+
+    sentences = sorted({a.text for a in anns})
+    parsed = load_parser(parser, device=device).parse([s.split(" ") for s in sentences])
+    tree = {s: t.to_string() for s, t in zip(sentences, parsed)}
+    return [dataclasses.replace(a, tree=tree[a.text]) for a in anns]
 
 
 @senses_app.command("plot")

@@ -21,8 +21,10 @@ this against ``sample.collins.rsl``):
 - totals are summed over the valid sentences (micro-averaged), as EVALB's summary does; the
   ``len<=40`` figures use the sentences of at most ``CUTOFF_LEN`` words.
 
-One deliberate difference: words under a deleted (punctuation) gold tag are not compared, because
-a parser given raw text cannot tell whether its ``"`` was ````` or ``''`` in the treebank.
+Two deliberate differences: words under a deleted (punctuation) gold tag are not compared, because
+a parser given raw text cannot tell whether its ``"`` was ````` or ``''`` in the treebank; and words
+are compared in their PTB-escaped form on both sides, because some treebanks (GUM) write ``[``,
+``{`` raw where the parser writes ``-LSB-``, ``-LCB-``.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from typing import Iterable, List, Sequence
 import nltk
 
 from ..errors import DataFormatError, Errors
+from ..ptb import escape
 from .treebank import strip_label
 
 DELETE_LABELS = frozenset({"TOP", "ROOT", "-NONE-", ",", ":", "``", "''", "."})
@@ -131,7 +134,7 @@ def score_sentence_full(gold, test) -> SentenceScore:
         row.status, row.reason = ERROR, f"Length unmatch ({len(gold_pos)}|{len(test_words)})"
         return row
     for (gw, gt), (_, tw, _) in zip(gold_pos, test_words):
-        if gw != tw and gt not in PUNCT_TAGS:
+        if gw != tw and escape(gw) != escape(tw) and gt not in PUNCT_TAGS:
             row.status, row.reason = ERROR, f"Words unmatch ({gw}|{tw})"
             return row
     # Which words count for brackets is decided by the gold tags, in both trees.

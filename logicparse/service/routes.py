@@ -6,13 +6,14 @@ it uses, and tests may override them (``app.dependency_overrides``)."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import asdict
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Optional, Union
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 import logicparse
@@ -21,11 +22,16 @@ from logicparse.annotator import check_text
 from logicparse.errors import Errors, LogicparseError
 from logicparse.tokens.document import Document
 
+from .decisions import decided_none
 from .errors import BadRequest, Loading, TooLarge
 from .limits import WorkPool
 from .settings import Settings
 
 EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
+DECIDED_NONE = ("Also list the keywords decided `none` (not a connective here, e.g. `in Paris`): "
+                "each Document then has one more field, `decided_none`: [{keyword, key, sentence, "
+                "source (rule|classifier), reason}]. Off by default: the answer is the Document "
+                "record alone.")
 
 
 class AnnotateOne(BaseModel):
@@ -36,6 +42,7 @@ class AnnotateOne(BaseModel):
 
     text: str = Field(description="The text to annotate (may be empty).")
     id: str = Field("", description="Document id to echo back.")
+    decided_none: bool = Field(False, description=DECIDED_NONE)
 
 
 class TextItem(BaseModel):
@@ -53,6 +60,7 @@ class AnnotateMany(BaseModel):
 
     text: list[Union[str, TextItem]] = Field(
         description="Texts, each a string (id: its position, '0', '1', ...) or {id, text}.")
+    decided_none: bool = Field(False, description=DECIDED_NONE)
 
 
 AnnotateRequest = Union[AnnotateOne, AnnotateMany]
@@ -163,6 +171,14 @@ async def annotate(body: AnnotateRequest, settings: SettingsDep, annotator: Anno
             raise TooLarge(Errors.E418.format(n=n_tokens, limit=settings.max_tokens))
     docs = await pool.run(texts, ids)
     records = [d.to_dict() for d in docs]
+    if body.decided_none:
+        senses = getattr(annotator, "senses", None)
+        # Reading every sentence's tree again takes a while for a long text: off the loop.
+        found = await asyncio.to_thread(lambda: [decided_none(d, senses) for d in docs])
+        for record, nones in zip(records, found):
+            record["decided_none"] = [asdict(n) for n in nones]
+        # Past the response model, which is the Document record alone.
+        return JSONResponse(records[0] if single else records)
     return records[0] if single else records
 
 

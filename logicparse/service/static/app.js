@@ -3,7 +3,7 @@
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
-const state = { labels: [], relations: [], doc: null, selected: null, tokens: [], gaps: [] };
+const state = { labels: [], relations: [], doc: null, selected: null, tokens: [], gaps: [], noneOf: [] };
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -21,8 +21,11 @@ function colour(relation) { return `var(--${relation})`; }
 // Token indices covered by a span: a list of [start, end) ranges.
 function* covered(span) { for (const [a, b] of span) for (let i = a; i < b; i++) yield i; }
 
+// The text a span covers as written (not the tokens joined by spaces); pieces joined by " … ".
 function spanText(doc, span) {
-  return span.map(([a, b]) => doc.tokens.slice(a, b).join(" ")).join(" … ") || "—";
+  const piece = ([a, b]) => doc.text ? doc.text.slice(doc.token_starts[a], doc.token_ends[b - 1])
+    : doc.tokens.slice(a, b).join(" ");
+  return span.filter(([a, b]) => b > a).map(piece).join(" … ") || "—";
 }
 
 async function loadTaxonomy() {
@@ -55,7 +58,8 @@ async function annotate(event) {
     const res = await fetch("/v1/annotate", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ text: $("#text").value }),
+      // decided_none: also the keywords decided "none", to show every decision.
+      body: JSON.stringify({ text: $("#text").value, decided_none: true }),
     });
     const body = await res.json().catch(() => ({}));
     if (!res.ok) {
@@ -66,7 +70,8 @@ async function annotate(event) {
     }
     render(body);
     const ms = Math.round(performance.now() - started);
-    setStatus(body.error ? `Failed: ${body.error}` : `${body.relations.length} keyword(s), ${body.tokens.length} tokens, ${ms} ms`, Boolean(body.error));
+    const none = (body.decided_none || []).length;
+    setStatus(body.error ? `Failed: ${body.error}` : `${body.relations.length} keyword(s)${none ? `, ${none} decided none` : ""}, ${body.tokens.length} tokens, ${ms} ms`, Boolean(body.error));
   } catch (err) {
     setStatus(`Request failed: ${err}`, true);
   } finally {
@@ -80,6 +85,10 @@ function render(doc) {
   // Which relation, if any, each token is the keyword of.
   const keyOf = new Array(doc.tokens.length).fill(-1);
   doc.relations.forEach((rel, r) => { for (const i of covered(rel.key)) keyOf[i] = r; });
+  // Keywords decided "none": not a relation here, shown greyed with the reason.
+  const noneOf = new Array(doc.tokens.length).fill(null);
+  for (const n of doc.decided_none || []) for (const i of covered(n.key)) noneOf[i] = n;
+  state.noneOf = noneOf;
 
   const out = $("#doc");
   out.replaceChildren();
@@ -105,6 +114,9 @@ function render(doc) {
       span.addEventListener("click", () => select(state.selected === r ? null : r));
       span.addEventListener("focus", () => select(r));
       span.addEventListener("keydown", (e) => { if (e.key === "Escape") select(null); });
+    } else if (noneOf[i]) {
+      span.classList.add("kw-none");
+      span.title = `${noneOf[i].keyword}: decided none (${noneOf[i].reason})`;
     }
     span.addEventListener("mouseenter", () => hover(i));
     span.addEventListener("mouseleave", () => hover(null));
@@ -128,6 +140,13 @@ function render(doc) {
     row.addEventListener("click", () => select(state.selected === r ? null : r));
     body.append(row);
   });
+  for (const n of doc.decided_none || []) {
+    body.append(el("tr", { class: "none-row" },
+      el("td", {}, el("span", { class: "tok kw-none" }, spanText(doc, n.key))),
+      el("td", { class: "rel-name" }, "none"),
+      el("td", {}, "—"), el("td", {}, "—"), el("td", {}, "—"),
+      el("td", {}, n.reason)));
+  }
   showInfo(null);
 }
 
@@ -173,6 +192,8 @@ function showInfo(i) {
     const ids = doc.logic[i];
     info.append(el("div", {}, el("strong", {}, doc.tokens[i]), ` token ${i}: `,
       ids.length ? `${ids.length} layer(s), outermost keyword first` : "no association (E)"));
+    const none = state.noneOf && state.noneOf[i];
+    if (none) info.append(el("div", { class: "muted" }, `“${none.keyword}” decided none: ${none.reason}`));
     if (ids.length) {
       info.append(el("ol", { id: "layers" }, ...ids.map((id) => {
         const label = state.labels[id] || String(id);
