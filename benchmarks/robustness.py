@@ -30,7 +30,6 @@ Prints one line per check, then one JSON object as the last line of stdout.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import json
 import os
@@ -45,24 +44,11 @@ import time
 from pathlib import Path
 
 import httpx
-from service_load import rss_mb, run_server  # this folder is on sys.path when run as a script
-
-SENTENCE = "She left early since she had a train to catch."
-CLI = [sys.executable, "-c", "from logicparse.cli import main; main()"]
-RESULTS: list[dict] = []
-
-
-def check(case: int, name: str, ok: bool, detail: str = "") -> bool:
-    RESULTS.append({"case": case, "check": name, "ok": bool(ok), "detail": detail})
-    print(f"  [{'pass' if ok else 'FAIL'}] {name}" + (f": {detail}" if detail else ""), flush=True)
-    return ok
-
-
-@contextlib.contextmanager
-def serve(*flags: str, log: Path):
-    """`logicparse serve` on a free port of 127.0.0.1; yields (url, port, process)."""
-    with run_server(*flags, log=log, ready_within=300) as (url, port, proc, _):
-        yield url, port, proc
+from robustness_common import CORPUS, RESULTS, SENTENCE, annotate, check, serve
+from robustness_batch import (case_bad_values, case_damaged_manifest, case_huge_file, case_lock,
+                              case_schema_first, case_special_files)
+from robustness_service import case_protocol, case_starvation
+from service_load import rss_mb  # this folder is on sys.path when run as a script
 
 
 # --- 1 ----------------------------------------------------------------------------------------
@@ -177,34 +163,6 @@ def case_slow_clients(tmp: Path) -> None:
 
 
 # --- 3 ----------------------------------------------------------------------------------------
-
-CORPUS = [
-    "If it rains tomorrow, we will stay at home and read.",
-    "She left early since she had a train to catch.",
-    "The plan was cheap; however, nobody liked it.",
-    "He kept working while the others went out for lunch.",
-    "Although the team played well, they did not win the final.",
-    "The road was closed due to the storm, so we went back.",
-]
-
-
-def without_permission_override() -> None:
-    """Drop CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the bounding set (Linux): root then
-    meets file permissions like any user, which it otherwise reads and writes through."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    for cap in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
-        if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
-            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
-
-
-def annotate(*args, cwd: Path, user: bool = False) -> subprocess.CompletedProcess:
-    """`logicparse annotate ...`; ``user``: bound by file permissions even when run as root."""
-    kw = {"preexec_fn": without_permission_override} if user and os.geteuid() == 0 else {}
-    return subprocess.run([*CLI, "annotate", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=600, **kw)
-
 
 def sha256s(out: Path) -> list[str]:
     return [hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.glob("shard-*.arrow"))]
@@ -423,7 +381,10 @@ def case_smaller(tmp: Path) -> None:
 
 
 CASES = {1: case_pathological, 2: case_slow_clients, 3: case_corrupted_shard,
-         4: case_bad_records, 5: case_tracebacks, 6: case_pipe, 7: case_smaller}
+         4: case_bad_records, 5: case_tracebacks, 6: case_pipe, 7: case_smaller,
+         8: case_starvation, 9: case_special_files, 10: case_huge_file, 11: case_bad_values,
+         12: case_schema_first, 13: case_damaged_manifest, 14: case_lock,
+         15: case_protocol}
 
 
 def main() -> None:

@@ -197,6 +197,18 @@ class Errors(metaclass=_WithCodes):
             "the shards already written are kept, and rerunning the same command resumes.")
     E338 = ("{path} is not a Parquet file ({reason}). Convert it, or pass it with a suffix that says "
             "what it is (.jsonl, .arrow, .txt).")
+    E339 = ("Cannot read {path}: it is {what}, not a regular file. The document is kept as a row "
+            "with this error; pass regular files (or copy the stream into one) and rerun with "
+            "--overwrite to annotate it.")
+    E340 = ("{where}: the {field} is not valid Unicode ({reason}). The record is kept as a row with "
+            "this error; fix the input (or its encoding) and rerun with --overwrite to annotate it.")
+    E341 = ("{path}, line {line}: the line is longer than {limit:,} bytes, more than a text of "
+            "{max_chars:,} characters can take; it is kept as a row with this error. Split the "
+            "record, or raise --max-chars.")
+    E342 = ("{path} is damaged ({reason}): it cannot say which shards are finished. Pass "
+            "--overwrite to annotate everything again, or restore the file.")
+    E343 = ("{path} is in use by another `logicparse annotate` run (pid {pid}). Wait for it to end "
+            "(or stop it), or choose another --out.")
     W310 = "Shard {file} does not match manifest.json ({reason}): annotating it again."
     W311 = ("{n} document ids occur more than once (first: {examples}). Every record still gets "
             "its row, but `logicparse shards show --id` finds only the first: give each record a "

@@ -174,6 +174,22 @@ def test_wrong_types_are_422_naming_the_field(client, body, field):
     assert field in r.json().get("message", field)
 
 
+def test_a_long_list_is_refused_before_validation_and_error_bodies_stay_small(client,
+                                                                             lexicon_annotator):
+    # 230,000 numbers: under the (default) body limit, far over the text count. Refused as too
+    # many texts (not 460,000 validation errors in 100 MB).
+    body = b'{"text":[' + b",".join([b"1"] * 230_000) + b"]}"
+    with TestClient(create_app(Settings(senses=None), annotator=lexicon_annotator)) as c:
+        r = c.post("/v1/annotate", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and r.json()["code"] == "E403", r.text[:200]
+    assert "230000 texts" in r.json()["detail"] and len(r.content) < 1000
+    # Under the count, every item wrong: the first errors are listed, and how many there are.
+    r = client.post("/v1/annotate", json={"text": [{"id": 1, "text": 2, "x": 3}] * 8})
+    assert r.status_code == 422 and r.json()["code"] == "E406"
+    assert len(r.json()["detail"]) == 20 and r.json()["errors"] > 30
+    assert len(r.content) < 10_000 and "more" in r.json()["message"]
+
+
 @pytest.mark.parametrize("raw", [b'{"text": ', b"not json", b'{"text": "a",}', b""])
 def test_malformed_json_is_422(client, raw):
     r = client.post("/v1/annotate", content=raw, headers={"content-type": "application/json"})
@@ -537,6 +553,32 @@ def test_pool_interleaves_a_short_request_with_a_long_one():
     short, result, at_short = asyncio.run(scenario())
     assert short == ["short"] and result == ["long"]
     assert at_short < 60 and log.count("long") == 60
+
+
+def test_pool_admits_a_short_request_within_one_step_beside_two_long_ones():
+    """With two long requests taking turns, a request that arrives waits for the step in
+    progress only, not for either long one to end."""
+    log: list = []
+
+    def work(texts, ids):
+        return stepped(60 if texts[0].startswith("long") else 1, 0.05, log, texts[0])
+
+    async def scenario():
+        pool = WorkPool(work, threads=1, queue=4, timeout=30, slice_s=0.1, batch_size=1)
+        longs = [asyncio.ensure_future(pool.run([name], [name])) for name in ("long1", "long2")]
+        while "long1" not in log or "long2" not in log:
+            await asyncio.sleep(0.01)
+        arrived = len(log)
+        short = await pool.run(["short"], ["s"])
+        waited = [e for e in log[arrived:log.index("short")] if e.startswith("long")]
+        assert not any(f.done() for f in longs)
+        results = await asyncio.gather(*longs)
+        pool.shutdown()
+        return short, results, waited
+
+    short, results, waited = asyncio.run(scenario())
+    assert short == ["short"] and results == [["long1"], ["long2"]]
+    assert len(waited) <= 1, waited  # at most the step that was running when it arrived
 
 
 def test_pool_stops_stepped_work_past_its_deadline_and_frees_its_slot():
