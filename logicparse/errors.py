@@ -254,6 +254,11 @@ class Errors(metaclass=_WithCodes):
     E421 = "The request was refused ({status}: {reason})."
     E422 = ("Invalid service setting: {problems}. See `logicparse serve --help` for each setting "
             "and its range (a LOGICPARSE_* variable takes the same values as its flag).")
+    E423 = ("The request's line and headers are over {limit:,} bytes; the connection is closed. Send "
+            "shorter headers (the text goes in the JSON body), or raise LOGICPARSE_MAX_HEADER_BYTES "
+            "/ --max-header-bytes on the server.")
+    E424 = ("This service does not speak WebSocket (the request asked to upgrade to {upgrade!r}). "
+            "Send plain HTTP requests: POST /v1/annotate with a JSON body, as /docs describes.")
 
     # --- E5xx: modeling and training --------------------------------------------------------
     E501 = ("logic_ids has shape {got}, but the input ids have shape {ids}: logic_ids must be "

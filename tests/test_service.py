@@ -507,7 +507,8 @@ def test_status_table_is_the_one_place_for_statuses():
     from logicparse.service import errors as se
 
     expected = {se.BadRequest: 400, InputTextError: 400, se.NotFound: 404,
-                se.MethodNotAllowed: 405, se.SlowClient: 408, se.TooLarge: 413, se.Busy: 503,
+                se.MethodNotAllowed: 405, se.SlowClient: 408, se.TooLarge: 413,
+                se.HeadersTooLarge: 431, se.Busy: 503,
                 se.Loading: 503, se.TimedOut: 504, se.Internal: 500}
     assert se.STATUS == expected
     status, body, headers = se.error_body(se.Busy("[E409] full", {"Retry-After": 2}))
@@ -738,3 +739,49 @@ def test_no_senses_is_spelled_none_as_on_the_command_line():
     assert Settings(senses="rules").senses == "rules"
     assert Settings(senses=None).to_env()["LOGICPARSE_SENSES"] == NO_SENSES == "none"
     assert load_senses("none") is None
+
+
+def _answers(data: bytes) -> list[tuple[int, dict]]:
+    """(status, JSON body) of each response in ``data``, in order."""
+    out = []
+    while data.startswith(b"HTTP/1.1 "):
+        head, _, rest = data.partition(b"\r\n\r\n")
+        length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length:"))
+        out.append((int(head.split()[1]), json.loads(rest[:length])))
+        data = rest[length:]
+    return out
+
+
+@pytest.mark.slow
+def test_served_heads_upgrades_and_pipelined_errors_are_refused_in_our_shape(tmp_path):
+    with _served(tmp_path, "--max-header-bytes", "20000") as (url, port):
+        def exchange(request: bytes) -> list:
+            with socket.create_connection(("127.0.0.1", port)) as s:
+                try:
+                    s.sendall(request)
+                except OSError:  # closed before everything was sent: the answer is there
+                    pass
+                return _answers(_read_until_closed(s, 30))
+
+        # A header over the limit: 431 before the server has read it all (10 MB sent).
+        got = exchange(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 10_000_000
+                       + b"\r\n\r\n")
+        assert [(st, b["code"]) for st, b in got] == [(431, "E423")], got
+        # Under it: served.
+        r = httpx.get(url + "/healthz", headers={"X-Big": "a" * 15_000})
+        assert r.status_code == 200
+        # A WebSocket upgrade is refused with {detail, code}.
+        got = exchange(b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade"
+                       b"\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                       b"Sec-WebSocket-Version: 13\r\n\r\n")
+        assert [(st, b["code"]) for st, b in got] == [(400, "E424")], got
+        assert set(got[0][1]) == {"detail", "code"}
+        # A valid request pipelined with a malformed one: its answer first, then the refusal.
+        body = json.dumps({"text": EXAMPLE}).encode()
+        valid = (b"POST /v1/annotate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n" % len(body)) + body
+        got = exchange(valid + b"POST /v1/annotate HTTP/1.1\r\nHost: x\r\nContent-Length: abc"
+                       b"\r\n\r\n{}")
+        assert [st for st, _ in got] == [200, 400] and got[1][1]["code"] == "E419"
+        assert got[0][1]["relations"]

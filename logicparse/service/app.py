@@ -160,12 +160,14 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
 
 class _StartupReport:
     """ASGI middleware: a failed startup is reported to the server by its coded message (E412)
-    instead of the framework's traceback."""
+    instead of the framework's traceback, and a WebSocket is refused with ``{detail, code}``."""
 
     def __init__(self, app, state):
         self.app, self.state = app, state
 
     async def __call__(self, scope, receive, send):
+        if scope["type"] == "websocket":  # a server that upgrades before asking the app
+            return await _refuse_websocket(scope, send)
         if scope["type"] != "lifespan":
             return await self.app(scope, receive, send)
 
@@ -175,6 +177,20 @@ class _StartupReport:
             await send(message)
 
         return await self.app(scope, receive, report)
+
+
+async def _refuse_websocket(scope, send) -> None:
+    """``logicparse serve`` refuses upgrades in its protocol (service/protocol.py); under another
+    server the refusal is an HTTP answer where the server allows it (the ASGI WebSocket Denial
+    Response extension), else a close."""
+    upgrade = dict(scope.get("headers", [])).get(b"upgrade", b"websocket").decode("latin-1")
+    if "websocket.http.response" not in scope.get("extensions", {}):
+        await send({"type": "websocket.close", "code": 1008})
+        return
+    status, body, _ = error_body(BadRequest(Errors.E424.format(upgrade=upgrade)))
+    await send({"type": "websocket.http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "websocket.http.response.body", "body": body})
 
 
 def _where(error: dict) -> str:
