@@ -35,19 +35,12 @@ def render_document(doc: Document, console, labels: bool = False) -> None:
         return
 
     keyword_tokens = {t for r in doc.relations for a, b in r.key for t in range(a, b)}
-    # Without a terminal (piped, redirected) styles vanish: keywords are marked *like this*.
-    plain = not console.is_terminal
     for s, (a, b) in enumerate(doc.sentences):
         line = Text(f"[{s}] ", style="dim")
         for t in range(a, b):
-            kw = t in keyword_tokens
             if t > a:
                 line.append(" ")
-            if plain and kw and (t == a or t - 1 not in keyword_tokens):
-                line.append("*")
-            line.append(doc.tokens[t], style=_ROLE_STYLE["key"] if kw else None)
-            if plain and kw and (t + 1 == b or t + 1 not in keyword_tokens):
-                line.append("*")
+            line.append(doc.tokens[t], style=_ROLE_STYLE["key"] if t in keyword_tokens else None)
         console.print(line)
 
     console.print()

@@ -24,17 +24,12 @@ def stats(
     if not as_json:
         from rich.console import Console
         from rich.table import Table
-        from rich.text import Text
 
         console = Console(highlight=False)
-        # One short line each (an 80-column terminal must not wrap them): the directory, its
-        # state, then the models among the figures.
         state = "complete" if s["complete"] else "[yellow]unfinished run[/]"
-        console.print(Text(str(directory), style="bold"), soft_wrap=True)  # a path is not cut
-        console.print(f"{s['shards']} shards, {state}")
+        console.print(f"[bold]{directory}[/]: {s['shards']} shards, {state}; parser "
+                      f"{s['parser']}, senses {s['senses']}")
         overview = Table(show_header=False, box=None)
-        overview.add_row("parser", str(s["parser"]))
-        overview.add_row("senses", str(s["senses"]))
         for k in ("documents", "sentences", "tokens", "relations", "failed"):
             overview.add_row(k, f"{s[k]:,}")
         overview.add_row("tokens with a label", f"{100 * s['labelled_token_share']:.1f}%")

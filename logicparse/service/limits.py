@@ -143,11 +143,10 @@ class WorkPool:
     waiting request that fits in ``batch_size`` texts and annotates them in one ``work`` call:
     the parser handles a batch of sentences in much less time than one by one.
 
-    Stepped work is interleaved: a batch keeps the thread for steps worth ``slice_s`` seconds,
-    then the requests waiting behind it start as a new batch, which goes first, and the batches
-    take turns of ``slice_s``. So a one-sentence request waits for at most one step of a long
-    one (a chunk of parsing, about a second), not for all of it; ordinary batches, shorter than a
-    turn, run as before.
+    Stepped work is interleaved: between any two steps, the requests waiting start as a new
+    batch, which goes first; the batches already started take turns of steps worth ``slice_s``
+    seconds. So a one-sentence request waits for at most the step in progress (a chunk of
+    parsing, about a second), however many long requests are in flight.
 
     A request past ``timeout`` seconds is answered TimedOut. If it was still waiting it is dropped
     at once; if it had started, its batch is closed before its next step once every request in it
@@ -225,11 +224,10 @@ class WorkPool:
                     for b in active:
                         self._end(b, error=RuntimeError("the work pool is shut down"))
                     return
-                jobs = (self._take() if self._jobs and (
-                    not active or active[0].turn > self.slice_s) else [])
+                # Between every step, whatever the number of batches in turn: a request never
+                # waits for more than the step in progress.
+                jobs = self._take() if self._jobs else []
             if jobs:
-                if active:
-                    active[0].turn = 0.0  # its turn ends: the new batch goes first
                 batch = _Batch(jobs)
                 try:
                     batch.steps = self.work([t for j in jobs for t in j.texts],
@@ -260,10 +258,10 @@ class WorkPool:
             self._end(batch, error=e)
         else:
             batch.turn += time.monotonic() - t0
-            if batch.turn <= self.slice_s:
+            if batch.turn <= self.slice_s or not active:
                 active.appendleft(batch)  # its turn goes on
             else:
-                batch.turn = 0.0 if len(active) else batch.turn
+                batch.turn = 0.0  # its turn ends: the next batch's begins
                 active.append(batch)
 
     def _end(self, batch: _Batch, result: Optional[list] = None,
