@@ -172,7 +172,9 @@ def case_schema_first(tmp: Path) -> None:
 
     (tmp / "first12.txt").write_text(CORPUS[0])
     pq.write_table(pa.table({"body": ["x"]}), tmp / "notext12.parquet")
-    pa.feather.write_feather(pa.table({"body": ["x"]}), tmp / "notext12.arrow")
+    import pyarrow.feather as feather
+
+    feather.write_feather(pa.table({"body": ["x"]}), tmp / "notext12.arrow")
     for name in ("notext12.parquet", "notext12.arrow"):
         out = tmp / f"out12-{name}"
         r = watched(tmp / "first12.txt", tmp / name, "--out", out, "--senses", "none",

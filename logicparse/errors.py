@@ -200,7 +200,7 @@ class Errors(metaclass=_WithCodes):
     E339 = ("Cannot read {path}: it is {what}, not a regular file. The document is kept as a row "
             "with this error; pass regular files (or copy the stream into one) and rerun with "
             "--overwrite to annotate it.")
-    E340 = ("{where}: the {field} is not valid Unicode ({reason}). The record is kept as a row with "
+    E340 = ("{where}: the field {field!r} is not valid Unicode ({reason}). The record is kept as a row with "
             "this error; fix the input (or its encoding) and rerun with --overwrite to annotate it.")
     E341 = ("{path}, line {line}: the line is longer than {limit:,} bytes, more than a text of "
             "{max_chars:,} characters can take; it is kept as a row with this error. Split the "
