@@ -582,6 +582,32 @@ def test_pool_admits_a_short_request_within_one_step_beside_two_long_ones():
     assert len(waited) <= 1, waited  # at most the step that was running when it arrived
 
 
+def test_pool_puts_long_requests_in_batches_of_their_own():
+    batches: list = []
+    gate = threading.Event()
+
+    def work(texts, ids):
+        batches.append(list(ids))
+        gate.wait(10)
+        return [None] * len(texts)
+
+    async def scenario():
+        pool = WorkPool(work, threads=1, queue=8, timeout=30, batch_size=16, batch_chars=100)
+        first = asyncio.ensure_future(pool.run(["x"], ["first"]))  # holds the thread
+        while not batches:
+            await asyncio.sleep(0.01)
+        rest = [asyncio.ensure_future(pool.run([text], [name])) for name, text in (
+            ("long1", "a " * 60), ("long2", "a " * 60), ("s1", "Short."), ("s2", "Short."))]
+        await asyncio.sleep(0.2)
+        gate.set()
+        await asyncio.gather(first, *rest)
+        pool.shutdown()
+
+    asyncio.run(scenario())
+    # Short requests are batched as before; a long one (over batch_chars) goes alone.
+    assert batches == [["first"], ["long1"], ["long2"], ["s1", "s2"]]
+
+
 def test_pool_stops_stepped_work_past_its_deadline_and_frees_its_slot():
     log: list = []
 

@@ -127,6 +127,10 @@ class _Job:
     future: Future = field(default_factory=Future)
 
 
+def _chars(job: _Job) -> int:
+    return sum(len(t) for t in job.texts if isinstance(t, str))
+
+
 @dataclass(eq=False)
 class _Batch:
     jobs: list
@@ -156,7 +160,7 @@ class WorkPool:
 
     def __init__(self, work: Callable[[list, list], object], threads: int = 1, queue: int = 16,
                  timeout: float = 30.0, batch_size: int = 16, retry_after: int = 1,
-                 slice_s: float = 0.25):
+                 slice_s: float = 0.25, batch_chars: int = 20_000):
         self.work = work
         self.threads = threads
         self.capacity = threads + queue
@@ -164,6 +168,7 @@ class WorkPool:
         self.batch_size = batch_size
         self.retry_after = retry_after
         self.slice_s = slice_s
+        self.batch_chars = batch_chars
         self._jobs: deque[_Job] = deque()
         self._cond = threading.Condition()
         self._pending = 0  # admitted and not finished: waiting or running
@@ -203,13 +208,19 @@ class WorkPool:
             raise TimedOut(Errors.E410.format(timeout=self.timeout)) from None
 
     def _take(self) -> list[_Job]:
-        """Waiting jobs that fit in one batch (called with the lock held)."""
-        batch, n = [], 0
-        while self._jobs and (not batch or n + len(self._jobs[0].texts) <= self.batch_size):
+        """Waiting jobs that fit in one batch: at most ``batch_size`` texts and, unless the
+        first is larger, ``batch_chars`` characters (called with the lock held). Long requests
+        go in batches of their own: a batch's first step segments all its texts, and a request
+        that arrives meanwhile waits for that step."""
+        batch, n, chars = [], 0, 0
+        while self._jobs and (not batch or (
+                n + len(self._jobs[0].texts) <= self.batch_size
+                and chars + _chars(self._jobs[0]) <= self.batch_chars)):
             job = self._jobs.popleft()
             if job.future.set_running_or_notify_cancel():
                 batch.append(job)
                 n += len(job.texts)
+                chars += _chars(job)
             else:
                 self._pending -= 1
         return batch
