@@ -16,7 +16,7 @@ from robustness_common import CLI, CORPUS, check, rows_of
 RSS_CAP_MB = 2048  # a run whose main process grows past this is stopped (and fails its check)
 
 
-def watched(*args, cwd: Path, timeout: float = 300) -> dict:
+def watched(*args, cwd: Path, timeout: float = 900) -> dict:
     """`logicparse annotate ARGS` with its main process's RSS sampled every 0.1 s; stopped
     (killed) at RSS_CAP_MB or after ``timeout`` s, so that a case that hangs or grows without
     bound on old code still ends. {exit, stderr, peak_mb, seconds, stopped}"""
@@ -74,7 +74,7 @@ def case_special_files(tmp: Path) -> None:
     os.mkfifo(d / "fifo.txt")
     sock = socket.socket(socket.AF_UNIX)
     sock.bind(str(d / "sock.txt"))
-    r = watched(d, "--out", tmp / "out9a", "--senses", "none", "--quiet", cwd=tmp, timeout=180)
+    r = watched(d, "--out", tmp / "out9a", "--senses", "none", "--quiet", cwd=tmp, timeout=900)
     got = rows(tmp / "out9a") if clean(r) else {}
     check(9, "a FIFO and a socket in the folder: the run ends, one row each with a coded error",
           clean(r) and got.get("a") == "" and got.get("fifo", "")[:2] == "[E"
@@ -86,7 +86,7 @@ def case_special_files(tmp: Path) -> None:
         (d / "a.txt").write_text(CORPUS[0])
         (d / "dev.txt").symlink_to(device)
         out = tmp / f"out9{Path(device).name}"
-        r = watched(d, "--out", out, "--senses", "none", "--quiet", cwd=tmp, timeout=180)
+        r = watched(d, "--out", out, "--senses", "none", "--quiet", cwd=tmp, timeout=900)
         got = rows(out) if clean(r) else {}
         check(9, f"a link to {device}: main process under 2 GB, a row with a coded error",
               clean(r) and r["peak_mb"] < RSS_CAP_MB and got.get("dev", "")[:2] == "[E"
