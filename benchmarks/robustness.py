@@ -19,7 +19,25 @@ does what a hostile or careless user would, and checks what the service or the r
    error; fewer ids than texts is a coded error after the Documents it could give;
 7. smaller: duplicate ids are reported, a symlink loop is a row with an error, error bodies of
    `Content-Length: abc`, deep JSON nesting, 404 and 405 have `{detail, code}`, SIGTERM ends the
-   server without a traceback.
+   server without a traceback;
+8. small requests beside pathological ones (timings): two `"a " * 50000` texts in flight, then
+   a list of 230,000 numbers (460 KB, under the body limit): one-sentence requests 200 within
+   5 s, /healthz within 1 s, the list a coded 413 within 2 s with a small body;
+9. inputs that are not plain files: a FIFO and a socket in the input folder, links to /dev/zero
+   and /dev/urandom (main process under 2 GB), a file name that is not UTF-8;
+10. a 300 MB text file: an E333 row keeping a prefix, main process under 1 GB;
+11. records a parser fails on: 5,000-digit numbers, escaped lone surrogates in text and id, deep
+    nesting, invalid UTF-8 in Arrow and Parquet strings: one row each, run and rerun;
+12. Parquet and Arrow inputs without the text column: E308 before --out is created;
+13. a damaged manifest.json (empty, truncated, a list, a shard entry that is a string):
+    `annotate`, `shards stats`, `shards show` exit 2 with a code; forged counts rebuilt;
+14. two runs on one --out: the second refused naming the first's pid; a dead run's lock taken;
+15. headers of 77 MB and 8 x 29 MB (431), a WebSocket upgrade, a valid request pipelined with a
+    malformed one: `{detail, code}` each, the valid answer kept.
+
+Cases 1 and 8 are timings: run them under the machine lock. Every run a case starts is bounded
+(a time limit, and for batch runs an RSS cap of 2 GB on the main process), so that each case
+ends by itself even on code that hangs or grows.
 
 Prints one line per check, then one JSON object as the last line of stdout.
 
@@ -46,7 +64,7 @@ from pathlib import Path
 import httpx
 from robustness_common import CORPUS, RESULTS, SENTENCE, annotate, check, serve
 from robustness_batch import (case_bad_values, case_damaged_manifest, case_huge_file, case_lock,
-                              case_schema_first, case_special_files)
+                              case_pipe, case_schema_first, case_special_files)
 from robustness_service import case_protocol, case_starvation
 from service_load import rss_mb  # this folder is on sys.path when run as a script
 
@@ -284,40 +302,6 @@ class _FlatParser:
 
     def parse(self, sentences):
         raise AssertionError("the over-long text reached the parser")
-
-
-# --- 6 ----------------------------------------------------------------------------------------
-
-def case_pipe(tmp: Path) -> None:
-    print("6. Annotator.pipe keeps what it read", flush=True)
-    from logicparse import Annotator
-
-    annotator = Annotator(parser="default", senses=None)
-
-    def failing():
-        yield from CORPUS[:4]
-        raise OSError("the source broke")
-
-    got = []
-    try:
-        for doc in annotator.pipe(failing(), batch_size=32):
-            got.append(doc)
-        error = None
-    except OSError as e:
-        error = e
-    check(6, "four Documents, then the generator's own error",
-          len(got) == 4 and all(d.tokens and d.error is None for d in got) and error is not None,
-          f"{len(got)} documents, then {type(error).__name__}: {error}")
-    got = []
-    try:
-        for doc in annotator.pipe(CORPUS[:4], ids=["a", "b"]):
-            got.append(doc.id)
-        error = None
-    except Exception as e:  # noqa: BLE001
-        error = e
-    check(6, "fewer ids than texts: the Documents with ids, then a coded error",
-          got == ["a", "b"] and getattr(error, "code", None) == "E330",
-          f"{got}, then {type(error).__name__}: {str(error)[:50]}")
 
 
 # --- 7 ----------------------------------------------------------------------------------------

@@ -262,3 +262,37 @@ def case_lock(tmp: Path) -> None:
     r = _command("annotate", src, "--out", out2, "--senses", "none", "--quiet", cwd=tmp)
     check(14, "a lock left by a dead run is taken over", r["exit"] == 0,
           f"exit {r['exit']}: {r['stderr'].strip()[-120:]}")
+
+
+# --- 6 ----------------------------------------------------------------------------------------
+
+def case_pipe(tmp: Path) -> None:
+    print("6. Annotator.pipe keeps what it read", flush=True)
+    from logicparse import Annotator
+
+    annotator = Annotator(parser="default", senses=None)
+
+    def failing():
+        yield from CORPUS[:4]
+        raise OSError("the source broke")
+
+    got = []
+    try:
+        for doc in annotator.pipe(failing(), batch_size=32):
+            got.append(doc)
+        error = None
+    except OSError as e:
+        error = e
+    check(6, "four Documents, then the generator's own error",
+          len(got) == 4 and all(d.tokens and d.error is None for d in got) and error is not None,
+          f"{len(got)} documents, then {type(error).__name__}: {error}")
+    got = []
+    try:
+        for doc in annotator.pipe(CORPUS[:4], ids=["a", "b"]):
+            got.append(doc.id)
+        error = None
+    except Exception as e:  # noqa: BLE001
+        error = e
+    check(6, "fewer ids than texts: the Documents with ids, then a coded error",
+          got == ["a", "b"] and getattr(error, "code", None) == "E330",
+          f"{got}, then {type(error).__name__}: {str(error)[:50]}")

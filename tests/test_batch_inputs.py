@@ -272,3 +272,13 @@ def test_invalid_utf8_in_arrow_and_parquet_strings_spoils_its_row_only(tmp_path)
         assert docs[0].text == "Fine." and docs[0].error is None
         assert docs[1].error.startswith("[E340]") and "invalid UTF-8 at byte 3" in docs[1].error
         assert docs[2].error.startswith("[E340]") and "'id'" in docs[2].error
+
+
+def test_encoding_names_the_real_encoding_where_the_fallback_would_garble(tmp_path):
+    """Quotes in a legacy Chinese code page (Big5), as in some State of the Union transcripts:
+    the Latin-1 fallback keeps the bytes but not the characters; --encoding big5 reads them."""
+    (tmp_path / "speech.txt").write_bytes(b"what man\xa1\xa6s genius has begun\xa1Xnot so much")
+    garbled = read([tmp_path / "speech.txt"])[0][0]
+    assert garbled.fallback and garbled.text == "what man\xa1\xa6s genius has begun\xa1Xnot so much"
+    doc = read([tmp_path / "speech.txt"], encoding="big5")[0][0]
+    assert not doc.fallback and doc.text == "what man\u2019s genius has begun\u2014not so much"
