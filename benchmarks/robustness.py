@@ -62,7 +62,7 @@ import time
 from pathlib import Path
 
 import httpx
-from robustness_common import CORPUS, RESULTS, SENTENCE, annotate, check, serve
+from robustness_common import CORPUS, RESULTS, SENTENCE, annotate, check, corpus_jsonl, serve
 from robustness_batch import (case_bad_values, case_damaged_manifest, case_huge_file, case_lock,
                               case_pipe, case_schema_first, case_special_files)
 from robustness_service import case_protocol, case_starvation
@@ -188,9 +188,7 @@ def sha256s(out: Path) -> list[str]:
 
 def case_corrupted_shard(tmp: Path) -> None:
     print("3. corrupted shard", flush=True)
-    src = tmp / "corpus3.jsonl"
-    src.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n"
-                           for i, t in enumerate(CORPUS)))
+    src = corpus_jsonl(tmp / "corpus3.jsonl")
     args = [src, "--shard-size", 2, "--senses", "none", "--quiet"]
     ref = annotate(*args, "--out", tmp / "ref3", cwd=tmp)
     check(3, "uninterrupted run", ref.returncode == 0, ref.stderr.strip()[-200:])

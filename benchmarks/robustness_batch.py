@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import psutil
-from robustness_common import CLI, CORPUS, check, rows_of
+from robustness_common import CLI, CORPUS, check, corpus_jsonl, rows_of
 
 RSS_CAP_MB = 2048  # a run whose main process grows past this is stopped (and fails its check)
 
@@ -195,9 +195,7 @@ def _command(*args, cwd: Path) -> dict:
 
 def case_damaged_manifest(tmp: Path) -> None:
     print("13. a damaged manifest.json", flush=True)
-    src = tmp / "corpus13.jsonl"
-    src.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n"
-                           for i, t in enumerate(CORPUS)))
+    src = corpus_jsonl(tmp / "corpus13.jsonl")
     args = [src, "--shard-size", 2, "--senses", "none", "--quiet"]
     ref = tmp / "ref13"
     first = _command("annotate", *args, "--out", ref, cwd=tmp)

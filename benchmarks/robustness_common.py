@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -22,6 +23,13 @@ CORPUS = [
     "Although the team played well, they did not win the final.",
     "The road was closed due to the storm, so we went back.",
 ]
+
+
+def corpus_jsonl(path: Path) -> Path:
+    """CORPUS as a .jsonl file at ``path``, ids d0, d1, ..."""
+    path.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n"
+                            for i, t in enumerate(CORPUS)))
+    return path
 
 
 def check(case: int, name: str, ok: bool, detail: str = "") -> bool:

@@ -29,7 +29,8 @@ def identity(specs: list[InputSpec], settings: dict) -> dict:
             st = _stat(f)
             name = f.relative_to(root).as_posix() if s.kind == "dir" else f.name
             files[escape_id(name, name=True)] = [st.st_size, st.st_mtime_ns] if st else None
-        inputs.append({"path": escape_id(str(root.resolve()), name=True), "kind": s.kind, "files": files})
+        inputs.append({"path": escape_id(str(root.resolve()), name=True), "kind": s.kind,
+                       "files": files})
     return {"inputs": inputs, "settings": settings}
 
 

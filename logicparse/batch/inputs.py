@@ -202,7 +202,8 @@ def _read_one(spec: InputSpec, opts: ReadOptions, stdin: Optional[BinaryIO]) -> 
                 yield doc
         except (OSError, _NotRegular) as e:
             if n:  # the file went bad midway (I/O error): not a record to skip silently
-                raise DataFormatError(Errors.E336.format(path=spec.path, reason=_reason(e))) from None
+                raise DataFormatError(Errors.E336.format(path=_shown(spec.path),
+                                                         reason=_reason(e))) from None
             yield _unreadable(file_id(Path(spec.path).stem), spec.path, e)
     elif spec.kind == "stdin":
         stream = stdin if stdin is not None else sys.stdin.buffer
