@@ -21,10 +21,13 @@ fall back to Latin-1), or ``replace`` (undecodable bytes become U+FFFD). Each su
 counted, per input, in ``manifest.json``.
 
 Bad records never stop a run: a .jsonl line that is not JSON, a text that is not a string or is
-null, a file that cannot be read (permissions, a symlink loop) each become one document with
-``error`` set (a coded message naming the file and line), so that every record in gives one row
-out. Only a mistake that would spoil every record is refused before work starts: a missing
-text column, or a first .jsonl record without the text field (name it with ``--text-field``).
+null or not valid Unicode, a file that cannot be read (permissions, a symlink loop) or is not a
+regular file (a FIFO, a socket, a device) each become one document with ``error`` set (a coded
+message naming the file and line), so that every record in gives one row out (records.py). No
+more of a file or line is read than a text of ``max_chars`` characters can take: a longer one
+is a row with E333 and a prefix of its text. Only a mistake that would spoil every record is
+refused before work starts (``count_documents``): a missing text column, or a first .jsonl
+record without the text field (name it with ``--text-field``).
 
 Order is part of the output contract: documents come out in argument order, and inside a
 directory by sorted path, so the same command gives the same shards.
