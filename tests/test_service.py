@@ -811,3 +811,15 @@ def test_served_heads_upgrades_and_pipelined_errors_are_refused_in_our_shape(tmp
                        b"\r\n\r\n{}")
         assert [st for st, _ in got] == [200, 400] and got[1][1]["code"] == "E419"
         assert got[0][1]["relations"]
+
+
+def test_a_websocket_is_refused_in_our_shape_under_a_server_that_upgrades(client):
+    """`logicparse serve` refuses upgrades in its protocol; a server that upgrades by itself hands
+    the app a WebSocket, which it refuses with {detail, code} too."""
+    from starlette.testclient import WebSocketDenialResponse
+
+    with pytest.raises(WebSocketDenialResponse) as e:
+        with client.websocket_connect("/"):
+            pass
+    assert e.value.status_code == 400 and e.value.json()["code"] == "E424"
+    assert set(e.value.json()) == {"detail", "code"}
