@@ -92,7 +92,7 @@ def annotate_corpus(inputs: list[str], out, config: Optional[RunConfig] = None,
 
 def _annotate(specs, out: Path, config: RunConfig, progress: Progress, stdin, previous,
               total: Optional[int], fingerprint: str, identity: dict) -> dict:
-
+    """The run itself, in an output folder already locked and checked."""
     manifest = mf.start(specs, config, previous, total, fingerprint, identity)
     sh.write_manifest(out, manifest)
 
