@@ -19,7 +19,25 @@ does what a hostile or careless user would, and checks what the service or the r
    error; fewer ids than texts is a coded error after the Documents it could give;
 7. smaller: duplicate ids are reported, a symlink loop is a row with an error, error bodies of
    `Content-Length: abc`, deep JSON nesting, 404 and 405 have `{detail, code}`, SIGTERM ends the
-   server without a traceback.
+   server without a traceback;
+8. small requests beside pathological ones (timings): two `"a " * 50000` texts in flight, then
+   a list of 230,000 numbers (460 KB, under the body limit): one-sentence requests 200 within
+   5 s, /healthz within 1 s, the list a coded 413 within 2 s with a small body;
+9. inputs that are not plain files: a FIFO and a socket in the input folder, links to /dev/zero
+   and /dev/urandom (main process under 2 GB), a file name that is not UTF-8;
+10. a 300 MB text file: an E333 row keeping a prefix, main process under 1 GB;
+11. records a parser fails on: 5,000-digit numbers, escaped lone surrogates in text and id, deep
+    nesting, invalid UTF-8 in Arrow and Parquet strings: one row each, run and rerun;
+12. Parquet and Arrow inputs without the text column: E308 before --out is created;
+13. a damaged manifest.json (empty, truncated, a list, a shard entry that is a string):
+    `annotate`, `shards stats`, `shards show` exit 2 with a code; forged counts rebuilt;
+14. two runs on one --out: the second refused naming the first's pid; a dead run's lock taken;
+15. headers of 77 MB and 8 x 29 MB (431), a WebSocket upgrade, a valid request pipelined with a
+    malformed one: `{detail, code}` each, the valid answer kept.
+
+Cases 1 and 8 are timings: run them under the machine lock. Every run a case starts is bounded
+(a time limit, and for batch runs an RSS cap of 2 GB on the main process), so that each case
+ends by itself even on code that hangs or grows.
 
 Prints one line per check, then one JSON object as the last line of stdout.
 
@@ -30,7 +48,6 @@ Prints one line per check, then one JSON object as the last line of stdout.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import json
 import os
@@ -45,24 +62,11 @@ import time
 from pathlib import Path
 
 import httpx
-from service_load import rss_mb, run_server  # this folder is on sys.path when run as a script
-
-SENTENCE = "She left early since she had a train to catch."
-CLI = [sys.executable, "-c", "from logicparse.cli import main; main()"]
-RESULTS: list[dict] = []
-
-
-def check(case: int, name: str, ok: bool, detail: str = "") -> bool:
-    RESULTS.append({"case": case, "check": name, "ok": bool(ok), "detail": detail})
-    print(f"  [{'pass' if ok else 'FAIL'}] {name}" + (f": {detail}" if detail else ""), flush=True)
-    return ok
-
-
-@contextlib.contextmanager
-def serve(*flags: str, log: Path):
-    """`logicparse serve` on a free port of 127.0.0.1; yields (url, port, process)."""
-    with run_server(*flags, log=log, ready_within=300) as (url, port, proc, _):
-        yield url, port, proc
+from robustness_common import CORPUS, RESULTS, SENTENCE, annotate, check, corpus_jsonl, serve
+from robustness_batch import (case_bad_values, case_damaged_manifest, case_huge_file, case_lock,
+                              case_pipe, case_schema_first, case_special_files)
+from robustness_service import case_protocol, case_starvation
+from service_load import rss_mb  # this folder is on sys.path when run as a script
 
 
 # --- 1 ----------------------------------------------------------------------------------------
@@ -178,43 +182,13 @@ def case_slow_clients(tmp: Path) -> None:
 
 # --- 3 ----------------------------------------------------------------------------------------
 
-CORPUS = [
-    "If it rains tomorrow, we will stay at home and read.",
-    "She left early since she had a train to catch.",
-    "The plan was cheap; however, nobody liked it.",
-    "He kept working while the others went out for lunch.",
-    "Although the team played well, they did not win the final.",
-    "The road was closed due to the storm, so we went back.",
-]
-
-
-def without_permission_override() -> None:
-    """Drop CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the bounding set (Linux): root then
-    meets file permissions like any user, which it otherwise reads and writes through."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    for cap in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
-        if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
-            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
-
-
-def annotate(*args, cwd: Path, user: bool = False) -> subprocess.CompletedProcess:
-    """`logicparse annotate ...`; ``user``: bound by file permissions even when run as root."""
-    kw = {"preexec_fn": without_permission_override} if user and os.geteuid() == 0 else {}
-    return subprocess.run([*CLI, "annotate", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=600, **kw)
-
-
 def sha256s(out: Path) -> list[str]:
     return [hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.glob("shard-*.arrow"))]
 
 
 def case_corrupted_shard(tmp: Path) -> None:
     print("3. corrupted shard", flush=True)
-    src = tmp / "corpus3.jsonl"
-    src.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n"
-                           for i, t in enumerate(CORPUS)))
+    src = corpus_jsonl(tmp / "corpus3.jsonl")
     args = [src, "--shard-size", 2, "--senses", "none", "--quiet"]
     ref = annotate(*args, "--out", tmp / "ref3", cwd=tmp)
     check(3, "uninterrupted run", ref.returncode == 0, ref.stderr.strip()[-200:])
@@ -328,40 +302,6 @@ class _FlatParser:
         raise AssertionError("the over-long text reached the parser")
 
 
-# --- 6 ----------------------------------------------------------------------------------------
-
-def case_pipe(tmp: Path) -> None:
-    print("6. Annotator.pipe keeps what it read", flush=True)
-    from logicparse import Annotator
-
-    annotator = Annotator(parser="default", senses=None)
-
-    def failing():
-        yield from CORPUS[:4]
-        raise OSError("the source broke")
-
-    got = []
-    try:
-        for doc in annotator.pipe(failing(), batch_size=32):
-            got.append(doc)
-        error = None
-    except OSError as e:
-        error = e
-    check(6, "four Documents, then the generator's own error",
-          len(got) == 4 and all(d.tokens and d.error is None for d in got) and error is not None,
-          f"{len(got)} documents, then {type(error).__name__}: {error}")
-    got = []
-    try:
-        for doc in annotator.pipe(CORPUS[:4], ids=["a", "b"]):
-            got.append(doc.id)
-        error = None
-    except Exception as e:  # noqa: BLE001
-        error = e
-    check(6, "fewer ids than texts: the Documents with ids, then a coded error",
-          got == ["a", "b"] and getattr(error, "code", None) == "E330",
-          f"{got}, then {type(error).__name__}: {str(error)[:50]}")
-
-
 # --- 7 ----------------------------------------------------------------------------------------
 
 def _raw(port: int, request: bytes) -> tuple[int, dict]:
@@ -423,7 +363,10 @@ def case_smaller(tmp: Path) -> None:
 
 
 CASES = {1: case_pathological, 2: case_slow_clients, 3: case_corrupted_shard,
-         4: case_bad_records, 5: case_tracebacks, 6: case_pipe, 7: case_smaller}
+         4: case_bad_records, 5: case_tracebacks, 6: case_pipe, 7: case_smaller,
+         8: case_starvation, 9: case_special_files, 10: case_huge_file, 11: case_bad_values,
+         12: case_schema_first, 13: case_damaged_manifest, 14: case_lock,
+         15: case_protocol}
 
 
 def main() -> None:

@@ -210,6 +210,18 @@ class Errors(metaclass=_WithCodes):
             "the shards already written are kept, and rerunning the same command resumes.")
     E338 = ("{path} is not a Parquet file ({reason}). Convert it, or pass it with a suffix that says "
             "what it is (.jsonl, .arrow, .txt).")
+    E339 = ("Cannot read {path}: it is {what}, not a regular file. The document is kept as a row "
+            "with this error; pass regular files (or copy the stream into one) and rerun with "
+            "--overwrite to annotate it.")
+    E340 = ("{where}: the field {field!r} is not valid Unicode ({reason}). The record is kept as a row with "
+            "this error; fix the input (or its encoding) and rerun with --overwrite to annotate it.")
+    E341 = ("{path}, line {line}: the line is longer than {limit:,} bytes, more than a text of "
+            "{max_chars:,} characters can take; it is kept as a row with this error. Split the "
+            "record, or raise --max-chars.")
+    E342 = ("{path} is damaged ({reason}): it cannot say which shards are finished. Pass "
+            "--overwrite to annotate everything again, or restore the file.")
+    E343 = ("{path} is in use by another `logicparse annotate` run (pid {pid}). Wait for it to end "
+            "(or stop it), or choose another --out.")
     W310 = "Shard {file} does not match manifest.json ({reason}): annotating it again."
     W311 = ("{n} document ids occur more than once (first: {examples}). Every record still gets "
             "its row, but `logicparse shards show --id` finds only the first: give each record a "
@@ -255,6 +267,11 @@ class Errors(metaclass=_WithCodes):
     E421 = "The request was refused ({status}: {reason})."
     E422 = ("Invalid service setting: {problems}. See `logicparse serve --help` for each setting "
             "and its range (a LOGICPARSE_* variable takes the same values as its flag).")
+    E423 = ("The request's line and headers are over {limit:,} bytes; the connection is closed. Send "
+            "shorter headers (the text goes in the JSON body), or raise LOGICPARSE_MAX_HEADER_BYTES "
+            "/ --max-header-bytes on the server.")
+    E424 = ("This service does not speak WebSocket (the request asked to upgrade to {upgrade!r}). "
+            "Send plain HTTP requests: POST /v1/annotate with a JSON body, as /docs describes.")
 
     # --- E5xx: modeling and training --------------------------------------------------------
     E501 = ("logic_ids has shape {got}, but the input ids have shape {ids}: logic_ids must be "

@@ -186,3 +186,99 @@ def test_jsonl_fixture_is_valid_json():
     for line in (FIX / "docs.jsonl").read_text().splitlines():
         if line.strip():
             json.loads(line)
+
+
+def test_only_regular_files_are_read_other_entries_are_rows_with_their_error(tmp_path):
+    """A FIFO would block the read forever and a link to /dev/zero never end: each is one row
+    with a coded error naming the file, and the others are read."""
+    import os
+    import socket
+
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "a.txt").write_text("Fine.")
+    os.mkfifo(d / "fifo.txt")
+    (d / "zero.txt").symlink_to("/dev/zero")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(d / "sock.txt"))
+    try:
+        docs, n = read([d])
+    finally:
+        sock.close()
+    assert [x.id for x in docs] == ["a", "fifo", "sock", "zero"] and n == 4
+    assert docs[0].text == "Fine." and docs[0].error is None
+    for doc, what in zip(docs[1:], ("a FIFO", "a socket", "a character device")):
+        assert doc.text is None and doc.error.startswith("[E339]"), doc.error
+        assert what in doc.error and doc.id in doc.error
+    docs, _ = read([d / "fifo.txt"])  # given by itself: the same row, not a hang
+    assert docs[0].error.startswith("[E339]")
+
+
+def test_a_long_file_is_read_only_as_far_as_the_limit_and_keeps_a_prefix(tmp_path):
+    (tmp_path / "long.txt").write_text("word " * 10_000)  # 50,000 characters
+    docs, _ = read([tmp_path / "long.txt"], max_chars=2_000)
+    assert docs[0].error.startswith("[E333]") and "more than 2,000" in docs[0].error
+    assert docs[0].text == ("word " * 10_000)[:1000]
+    (tmp_path / "edge.txt").write_text("ab" * 1_001)  # fewer bytes than the read limit
+    docs, _ = read([tmp_path / "edge.txt"], max_chars=2_000)
+    assert docs[0].error.startswith("[E333] Text has 2,002 characters")
+    assert read([tmp_path / "edge.txt"], max_chars=2_002)[0][0].error is None
+
+
+def test_a_file_name_that_is_not_utf8_keeps_an_escaped_id(tmp_path):
+    import os
+
+    d = tmp_path / "d"
+    d.mkdir()
+    with open(os.path.join(os.fsencode(d), b"caf\xe9.txt"), "w") as f:
+        f.write("It rains.")
+    docs, _ = read([d])
+    assert [(x.id, x.text, x.error) for x in docs] == [("caf\\xe9", "It rains.", None)]
+
+
+def test_every_jsonl_record_is_one_row_whatever_a_json_parser_makes_of_it(tmp_path):
+    p = tmp_path / "v.jsonl"
+    p.write_text("\n".join([
+        '{"id": "big", "text": "Fine.", "n": %s}' % ("9" * 5000),
+        '{"id": %s, "text": "Fine too."}' % ("7" * 5000),
+        '{"id": "s", "text": "broken \\ud800 here"}',
+        '{"id": "x\\udc80", "text": "Fine."}',
+        '{"id": "long", "text": "%s"}' % ("a" * 30_000),
+        '{"id": "longer", "text": "%s"}' % ("a" * 1_100_000),  # over 12 x 2,000 + 1 MiB bytes
+        '{"id": "ok", "text": "End."}']) + "\n")
+    docs, n = read([p], max_chars=2_000)
+    assert n == len(docs) == 7
+    assert [d.id for d in docs] == ["big", "7" * 5000, "s", "x\\udc80", "long", "v:6", "ok"]
+    assert docs[0].error is None and docs[1].text == "Fine too."
+    assert docs[2].error.startswith("[E340]") and "'text'" in docs[2].error
+    assert "lone surrogate at character 7" in docs[2].error
+    assert docs[3].error.startswith("[E340]") and "'id'" in docs[3].error
+    assert docs[4].error.startswith("[E333]") and docs[4].text == "a" * 1000
+    assert docs[5].error.startswith("[E341]") and "line 6" in docs[5].error
+    assert docs[6].text == "End."
+
+
+def test_invalid_utf8_in_arrow_and_parquet_strings_spoils_its_row_only(tmp_path):
+    bad = pa.array([b"Fine.", b"caf\xe9", None], pa.binary()).view(pa.string())
+    ids = pa.array([b"a", b"b", b"\xff"], pa.binary()).view(pa.string())
+    table = pa.table({"id": ids, "text": bad})
+    pq.write_table(table, tmp_path / "t.parquet")
+    with pa.OSFile(str(tmp_path / "t.arrow"), "wb") as sink:
+        with pa.ipc.new_file(sink, table.schema) as w:
+            w.write_table(table)
+    for name in ("t.parquet", "t.arrow"):
+        docs, n = read([tmp_path / name])
+        assert n == 3 and [d.id for d in docs] == ["a", "b", "\\xff"]
+        assert docs[0].text == "Fine." and docs[0].error is None
+        assert docs[1].error.startswith("[E340]") and "invalid UTF-8 at byte 3" in docs[1].error
+        assert docs[2].error.startswith("[E340]") and "'id'" in docs[2].error
+
+
+def test_encoding_names_the_real_encoding_where_the_fallback_would_garble(tmp_path):
+    """Quotes in a legacy Chinese code page (Big5), as in some State of the Union transcripts:
+    the Latin-1 fallback keeps the bytes but not the characters; --encoding big5 reads them."""
+    (tmp_path / "speech.txt").write_bytes(b"what man\xa1\xa6s genius has begun\xa1Xnot so much")
+    garbled = read([tmp_path / "speech.txt"])[0][0]
+    assert garbled.fallback and garbled.text == "what man\xa1\xa6s genius has begun\xa1Xnot so much"
+    doc = read([tmp_path / "speech.txt"], encoding="big5")[0][0]
+    assert not doc.fallback and doc.text == "what man\u2019s genius has begun\u2014not so much"

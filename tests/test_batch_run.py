@@ -264,7 +264,8 @@ def test_bad_records_are_rows_with_coded_errors_and_the_run_completes(tmp_path):
     assert [(x["id"], (x["error"] or "")[:6]) for x in rows] == [
         ("ok", ""), ("int", "[E335]"), ("null", "[E335]"), ("bad:4", "[E303]"), ("ok", ""),
         ("ints:1", "[E335]"), ("ints:2", "[E335]"), ("huge", "[E333]")]
-    assert rows[-1]["text"] == "word " * 200_001 and rows[-1]["tokens"] == []
+    # An over-long text keeps a prefix in its row, not all of it.
+    assert rows[-1]["text"] == ("word " * 200_001)[:1000] and rows[-1]["tokens"] == []
     m = read_manifest(tmp_path / "out")
     assert m["failed"] == 6 and m["duplicate_ids"] == {"count": 1, "examples": ["ok"]}
 
@@ -290,3 +291,74 @@ def test_output_that_cannot_be_written_is_a_coded_error(tmp_path, monkeypatch):
         sh.write_shard(tmp_path, 0, table)
     assert e.value.code == "E337" and "No space left on device" in str(e.value)
     assert not list(tmp_path.glob(".tmp-*"))
+
+
+def test_table_schemas_are_refused_before_the_output_is_touched(tmp_path):
+    pq.write_table(pa.table({"body": ["x"]}), tmp_path / "notext.parquet")
+    with pa.OSFile(str(tmp_path / "notext.arrow"), "wb") as sink:
+        with pa.ipc.new_file(sink, pa.schema([("body", pa.string())])) as w:
+            w.write_table(pa.table({"body": ["x"]}))
+    for name in ("notext.parquet", "notext.arrow"):
+        out = tmp_path / f"out-{name}"
+        r = cli("annotate", CORPUS / "alpha.txt", tmp_path / name, "--out", out, "--senses",
+                "none", "--annotator", "fake_pipeline:flat")
+        assert r.exit_code == 2 and "[E308]" in r.output and "--text-field" in r.output
+        assert not out.exists()
+
+
+@pytest.mark.parametrize("damage", ["", '{"format": "logicparse-shards", "shards": [',
+                                    "[]", "shard-entry-string", "shards-not-list"])
+def test_a_damaged_manifest_is_a_coded_error_for_every_command(tmp_path, damage):
+    out = tmp_path / "out"
+    args = ["annotate", CORPUS / "alpha.txt", "--out", out, "--senses", "none", "--annotator",
+            "fake_pipeline:flat", "--quiet"]
+    assert cli(*args).exit_code == 0
+    m = json.loads((out / "manifest.json").read_text())
+    text = {"shard-entry-string": json.dumps({**m, "shards": ["shard-00000.arrow"]}),
+            "shards-not-list": json.dumps({**m, "shards": "all"})}.get(damage, damage)
+    (out / "manifest.json").write_text(text)
+    for command in (args, ["shards", "stats", out], ["shards", "show", out, "--id", "alpha"]):
+        r = cli(*command)
+        assert r.exit_code == 2 and "[E342]" in r.output, r.output
+        assert "manifest.json is damaged" in r.output and "--overwrite" in r.output
+    assert cli(*args, "--overwrite").exit_code == 0  # the fix the message names
+    assert read_shards(out).column("id").to_pylist() == ["alpha"]
+
+
+def test_counts_are_rebuilt_from_the_shards_not_taken_from_the_manifest(tmp_path):
+    src = tmp_path / "c.jsonl"
+    src.write_text("".join(json.dumps({"id": f"d{i}", "text": "It rains."}) + "\n"
+                           for i in range(5)) + '{"id": "bad", "text": 1}\n')
+    out = tmp_path / "out"
+    args = ["annotate", src, "--out", out, "--senses", "none", "--annotator",
+            "fake_pipeline:flat", "--quiet", "--shard-size", "2"]
+    assert cli(*args).exit_code == 0
+    m = json.loads((out / "manifest.json").read_text())
+    m["shards"] = [{**e, "rows": 500, "failed": 77} for e in m["shards"]]
+    m["failed"], m["documents"] = 99, 999
+    (out / "manifest.json").write_text(json.dumps(m))
+    r = cli(*args)
+    assert r.exit_code == 0 and "6 documents (1 failed" in r.output, r.output
+    m = read_manifest(out)
+    assert m["documents"] == 6 and m["failed"] == 1
+    assert [e["rows"] for e in m["shards"]] == [2, 2, 2]
+    assert [e["failed"] for e in m["shards"]] == [0, 0, 1] and m["failed_ids"] == ["bad"]
+
+
+def test_one_run_per_output_folder_and_a_dead_runs_lock_is_taken_over(tmp_path):
+    from logicparse.batch.outdir import LOCK, OutputLock
+
+    out = tmp_path / "out"
+    args = ["annotate", CORPUS / "alpha.txt", "--out", out, "--senses", "none", "--annotator",
+            "fake_pipeline:flat", "--quiet"]
+    with OutputLock(out):  # a run in progress holds the folder
+        r = cli(*args)
+        assert r.exit_code == 2 and "[E343]" in r.output
+        assert f"(pid {os.getpid()})" in r.output and "another --out" in r.output
+    assert not (out / LOCK).exists()  # released and removed when the run ends
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (out / LOCK).write_text(f"{dead.pid}\n")  # left by a run that was killed
+    r = cli(*args)
+    assert r.exit_code == 0, r.output
+    assert read_shards(out).column("id").to_pylist() == ["alpha"]

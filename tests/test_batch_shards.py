@@ -210,7 +210,7 @@ def test_show_renders_discontinuous_spans():
 
 
 def test_overwrite_removes_only_shards_manifest_and_temporary_files(tmp_path):
-    from logicparse.batch.run import _prepare_dir
+    from logicparse.batch.outdir import prepare as _prepare_dir
 
     write_dir(tmp_path)
     (tmp_path / ".tmp-shard-00002.arrow.123").write_bytes(b"half a shard")

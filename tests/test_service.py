@@ -200,6 +200,22 @@ def test_wrong_types_are_422_naming_the_field(client, body, field):
     assert field in r.json().get("message", field)
 
 
+def test_a_long_list_is_refused_before_validation_and_error_bodies_stay_small(client,
+                                                                             lexicon_annotator):
+    # 230,000 numbers: under the (default) body limit, far over the text count. Refused as too
+    # many texts (not 460,000 validation errors in 100 MB).
+    body = b'{"text":[' + b",".join([b"1"] * 230_000) + b"]}"
+    with TestClient(create_app(Settings(senses=None), annotator=lexicon_annotator)) as c:
+        r = c.post("/v1/annotate", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and r.json()["code"] == "E403", r.text[:200]
+    assert "230000 texts" in r.json()["detail"] and len(r.content) < 1000
+    # Under the count, every item wrong: the first errors are listed, and how many there are.
+    r = client.post("/v1/annotate", json={"text": [{"id": 1, "text": 2, "x": 3}] * 8})
+    assert r.status_code == 422 and r.json()["code"] == "E406"
+    assert len(r.json()["detail"]) == 20 and r.json()["errors"] > 30
+    assert len(r.content) < 10_000 and "more" in r.json()["message"]
+
+
 @pytest.mark.parametrize("raw", [b'{"text": ', b"not json", b'{"text": "a",}', b""])
 def test_malformed_json_is_422(client, raw):
     r = client.post("/v1/annotate", content=raw, headers={"content-type": "application/json"})
@@ -519,7 +535,8 @@ def test_status_table_is_the_one_place_for_statuses():
     from logicparse.service import errors as se
 
     expected = {se.BadRequest: 400, InputTextError: 400, se.NotFound: 404,
-                se.MethodNotAllowed: 405, se.SlowClient: 408, se.TooLarge: 413, se.Busy: 503,
+                se.MethodNotAllowed: 405, se.SlowClient: 408, se.TooLarge: 413,
+                se.HeadersTooLarge: 431, se.Busy: 503,
                 se.Loading: 503, se.TimedOut: 504, se.Internal: 500}
     assert se.STATUS == expected
     status, body, headers = se.error_body(se.Busy("[E409] full", {"Retry-After": 2}))
@@ -565,6 +582,58 @@ def test_pool_interleaves_a_short_request_with_a_long_one():
     short, result, at_short = asyncio.run(scenario())
     assert short == ["short"] and result == ["long"]
     assert at_short < 60 and log.count("long") == 60
+
+
+def test_pool_admits_a_short_request_within_one_step_beside_two_long_ones():
+    """With two long requests taking turns, a request that arrives waits for the step in
+    progress only, not for either long one to end."""
+    log: list = []
+
+    def work(texts, ids):
+        return stepped(60 if texts[0].startswith("long") else 1, 0.05, log, texts[0])
+
+    async def scenario():
+        pool = WorkPool(work, threads=1, queue=4, timeout=30, slice_s=0.1, batch_size=1)
+        longs = [asyncio.ensure_future(pool.run([name], [name])) for name in ("long1", "long2")]
+        while "long1" not in log or "long2" not in log:
+            await asyncio.sleep(0.01)
+        arrived = len(log)
+        short = await pool.run(["short"], ["s"])
+        waited = [e for e in log[arrived:log.index("short")] if e.startswith("long")]
+        assert not any(f.done() for f in longs)
+        results = await asyncio.gather(*longs)
+        pool.shutdown()
+        return short, results, waited
+
+    short, results, waited = asyncio.run(scenario())
+    assert short == ["short"] and results == [["long1"], ["long2"]]
+    assert len(waited) <= 1, waited  # at most the step that was running when it arrived
+
+
+def test_pool_puts_long_requests_in_batches_of_their_own():
+    batches: list = []
+    gate = threading.Event()
+
+    def work(texts, ids):
+        batches.append(list(ids))
+        gate.wait(10)
+        return [None] * len(texts)
+
+    async def scenario():
+        pool = WorkPool(work, threads=1, queue=8, timeout=30, batch_size=16, batch_chars=100)
+        first = asyncio.ensure_future(pool.run(["x"], ["first"]))  # holds the thread
+        while not batches:
+            await asyncio.sleep(0.01)
+        rest = [asyncio.ensure_future(pool.run([text], [name])) for name, text in (
+            ("long1", "a " * 60), ("long2", "a " * 60), ("s1", "Short."), ("s2", "Short."))]
+        await asyncio.sleep(0.2)
+        gate.set()
+        await asyncio.gather(first, *rest)
+        pool.shutdown()
+
+    asyncio.run(scenario())
+    # Short requests are batched as before; a long one (over batch_chars) goes alone.
+    assert batches == [["first"], ["long1"], ["long2"], ["s1", "s2"]]
 
 
 def test_pool_stops_stepped_work_past_its_deadline_and_frees_its_slot():
@@ -761,3 +830,61 @@ def test_decided_none_without_rules_names_the_classifier():
     doc.relations = []
     (n,) = decided_none(doc, type("Senses", (), {"rules": False})())
     assert (n.keyword, n.key, n.source) == ("as", [[2, 3]], "classifier")
+
+
+def _answers(data: bytes) -> list[tuple[int, dict]]:
+    """(status, JSON body) of each response in ``data``, in order."""
+    out = []
+    while data.startswith(b"HTTP/1.1 "):
+        head, _, rest = data.partition(b"\r\n\r\n")
+        length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length:"))
+        out.append((int(head.split()[1]), json.loads(rest[:length])))
+        data = rest[length:]
+    return out
+
+
+@pytest.mark.slow
+def test_served_heads_upgrades_and_pipelined_errors_are_refused_in_our_shape(tmp_path):
+    with _served(tmp_path, "--max-header-bytes", "20000") as (url, port):
+        def exchange(request: bytes) -> list:
+            with socket.create_connection(("127.0.0.1", port)) as s:
+                try:
+                    s.sendall(request)
+                except OSError:  # closed before everything was sent: the answer is there
+                    pass
+                return _answers(_read_until_closed(s, 30))
+
+        # A header over the limit: 431 before the server has read it all (10 MB sent).
+        got = exchange(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 10_000_000
+                       + b"\r\n\r\n")
+        assert [(st, b["code"]) for st, b in got] == [(431, "E423")], got
+        # Under it: served.
+        r = httpx.get(url + "/healthz", headers={"X-Big": "a" * 15_000})
+        assert r.status_code == 200
+        # A WebSocket upgrade is refused with {detail, code}.
+        got = exchange(b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade"
+                       b"\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                       b"Sec-WebSocket-Version: 13\r\n\r\n")
+        assert [(st, b["code"]) for st, b in got] == [(400, "E424")], got
+        assert set(got[0][1]) == {"detail", "code"}
+        # A valid request pipelined with a malformed one: its answer first, then the refusal.
+        body = json.dumps({"text": EXAMPLE}).encode()
+        valid = (b"POST /v1/annotate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n" % len(body)) + body
+        got = exchange(valid + b"POST /v1/annotate HTTP/1.1\r\nHost: x\r\nContent-Length: abc"
+                       b"\r\n\r\n{}")
+        assert [st for st, _ in got] == [200, 400] and got[1][1]["code"] == "E419"
+        assert got[0][1]["relations"]
+
+
+def test_a_websocket_is_refused_in_our_shape_under_a_server_that_upgrades(client):
+    """`logicparse serve` refuses upgrades in its protocol; a server that upgrades by itself hands
+    the app a WebSocket, which it refuses with {detail, code} too."""
+    from starlette.testclient import WebSocketDenialResponse
+
+    with pytest.raises(WebSocketDenialResponse) as e:
+        with client.websocket_connect("/"):
+            pass
+    assert e.value.status_code == 400 and e.value.json()["code"] == "E424"
+    assert set(e.value.json()) == {"detail", "code"}

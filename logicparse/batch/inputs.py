@@ -21,10 +21,13 @@ fall back to Latin-1), or ``replace`` (undecodable bytes become U+FFFD). Each su
 counted, per input, in ``manifest.json``.
 
 Bad records never stop a run: a .jsonl line that is not JSON, a text that is not a string or is
-null, a file that cannot be read (permissions, a symlink loop) each become one document with
-``error`` set (a coded message naming the file and line), so that every record in gives one row
-out. Only a mistake that would spoil every record is refused before work starts: a missing
-text column, or a first .jsonl record without the text field (name it with ``--text-field``).
+null or not valid Unicode, a file that cannot be read (permissions, a symlink loop) or is not a
+regular file (a FIFO, a socket, a device) each become one document with ``error`` set (a coded
+message naming the file and line), so that every record in gives one row out (records.py). No
+more of a file or line is read than a text of ``max_chars`` characters can take: a longer one
+is a row with E333 and a prefix of its text. Only a mistake that would spoil every record is
+refused before work starts (``count_documents``): a missing text column, or a first .jsonl
+record without the text field (name it with ``--text-field``).
 
 Order is part of the output contract: documents come out in argument order, and inside a
 directory by sorted path, so the same command gives the same shards.
@@ -33,13 +36,15 @@ directory by sorted path, so the same command gives the same shards.
 from __future__ import annotations
 
 import codecs
-import json
+import os
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Iterator, Optional
 
 from ..errors import DataFormatError, Errors
+from . import records
 
 TEXT_SUFFIXES = (".txt",)
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -66,7 +71,7 @@ class InputSpec:
     files: list[Path] = field(default_factory=list)  # the .txt files of a directory, sorted
 
     def describe(self) -> dict:
-        d = {"path": self.path, "kind": self.kind}
+        d = {"path": records.escape_id(self.path, name=True), "kind": self.kind}
         if self.kind == "dir":
             d["files"] = len(self.files)
         return d
@@ -79,6 +84,9 @@ class ReadOptions:
     encoding: str = "utf-8"
     fallback: str = "latin-1"
     stdin_format: str = "lines"
+    # The annotator's limit (spaCy's nlp.max_length): a longer text is a row with an E333 error
+    # and a prefix of the text, and no more of a file than such a text can take is ever read.
+    max_chars: int = 1_000_000
 
     def __post_init__(self):
         if self.fallback not in FALLBACKS:
@@ -116,6 +124,8 @@ def resolve_inputs(paths: list[str]) -> list[InputSpec]:
             kind = ("jsonl" if suffix in JSONL_SUFFIXES else "parquet" if suffix in PARQUET_SUFFIXES
                     else "arrow" if suffix in ARROW_SUFFIXES else "txt")
             specs.append(InputSpec(p, kind))
+        elif path.exists():  # a FIFO, a socket, a device: one document, whose row says why
+            specs.append(InputSpec(p, "txt"))
         else:
             raise DataFormatError(Errors.E301.format(path=p))
     return specs
@@ -145,7 +155,10 @@ codecs.register_error("_logicparse_latin1", _latin1_for_undefined)
 
 
 def count_documents(specs: list[InputSpec], opts: ReadOptions) -> Optional[int]:
-    """How many documents the inputs hold (for the progress bar's ETA); None when stdin is read."""
+    """How many documents the inputs hold (for the progress bar's ETA; None when stdin is read).
+    It reads what each record file declares, so it also refuses, before any work, a Parquet or
+    Arrow input without the text column or a .jsonl input whose first record lacks the text
+    field (E308, E304): call it before the output is touched."""
     total = 0
     for spec in specs:
         if spec.kind == "stdin":
@@ -154,39 +167,18 @@ def count_documents(specs: list[InputSpec], opts: ReadOptions) -> Optional[int]:
             total += 1
         elif spec.kind == "dir":
             total += len(spec.files)
+        elif spec.kind == "jsonl":
+            try:
+                with _open_regular(Path(spec.path)) as f:
+                    total += records.check_first_record(f, spec.path, opts, decode)
+            except (OSError, _NotRegular):
+                total += 1  # unreadable: one row with the error
         else:
             try:
-                total += _count_records(spec, opts)
+                total += records.table_schema(spec.kind, spec.path, opts)
             except OSError:
-                total += 1  # unreadable: one row with the error
+                total += 1
     return total
-
-
-def _count_records(spec: InputSpec, opts: ReadOptions) -> int:
-    if spec.kind == "jsonl":
-        n = 0
-        with open(spec.path, "rb") as f:
-            for line in f:
-                if line.strip():
-                    if n == 0:
-                        _check_first_record(line, spec.path, opts)
-                    n += 1
-        return n
-    if spec.kind == "parquet":
-        return _parquet_file(spec.path).metadata.num_rows
-    return sum(b.num_rows for b in _arrow_batches(spec.path, [opts.text_field]))
-
-
-def _check_first_record(line: bytes, path: str, opts: ReadOptions) -> None:
-    """A first record without the text field means the wrong --text-field, which would make
-    every row an error: refuse before any work."""
-    try:
-        obj = json.loads(decode(line, opts)[0])
-    except json.JSONDecodeError:
-        return  # one bad line: its own row says so
-    if isinstance(obj, dict) and opts.text_field not in obj:
-        raise DataFormatError(Errors.E304.format(path=path, line=1, field=opts.text_field,
-                                                 keys=", ".join(sorted(obj))))
 
 
 def read_documents(specs: list[InputSpec], opts: ReadOptions,
@@ -200,30 +192,37 @@ def read_documents(specs: list[InputSpec], opts: ReadOptions,
 def _read_one(spec: InputSpec, opts: ReadOptions, stdin: Optional[BinaryIO]) -> Iterator[InputDoc]:
     if spec.kind == "txt":
         path = Path(spec.path)
-        yield _file_doc(_strip_txt(path.name), path, opts)
+        yield _file_doc(file_id(path.name), path, opts)
     elif spec.kind == "dir":
         root = Path(spec.path)
         for f in spec.files:
-            yield _file_doc(_strip_txt(f.relative_to(root).as_posix()), f, opts)
+            yield _file_doc(file_id(f.relative_to(root).as_posix()), f, opts)
     elif spec.kind in ("jsonl", "parquet", "arrow"):
         n = 0
         try:
             for doc in _read_records(spec, opts):
                 n += 1
                 yield doc
-        except OSError as e:
+        except (OSError, _NotRegular) as e:
             if n:  # the file went bad midway (I/O error): not a record to skip silently
-                raise DataFormatError(Errors.E336.format(path=spec.path, reason=_reason(e))) from None
-            yield _unreadable(Path(spec.path).stem, spec.path, e)
+                raise DataFormatError(Errors.E336.format(path=_shown(spec.path),
+                                                         reason=_reason(e))) from None
+            yield _unreadable(file_id(Path(spec.path).stem), spec.path, e)
     elif spec.kind == "stdin":
         stream = stdin if stdin is not None else sys.stdin.buffer
         if opts.stdin_format == "jsonl":
-            yield from _jsonl_docs(stream, "stdin", "<stdin>", opts)
+            yield from records.jsonl_docs(stream, "stdin", "<stdin>", opts, decode)
         elif opts.stdin_format == "text":
-            yield _text_doc("stdin", stream.read(), opts)
+            data = stream.read(_byte_limit(opts) + 1)
+            yield _text_doc("stdin", data, opts, truncated=len(data) > _byte_limit(opts))
         else:
             n = 0
-            for raw in stream:
+            for _, raw in records.read_lines(stream, _byte_limit(opts)):
+                if raw is None:
+                    n += 1
+                    yield records.over_long(f"stdin:{n}", "", False,
+                                            f"more than {opts.max_chars:,}", opts)
+                    continue
                 raw = raw.rstrip(b"\r\n")
                 if raw.strip():
                     n += 1
@@ -232,129 +231,88 @@ def _read_one(spec: InputSpec, opts: ReadOptions, stdin: Optional[BinaryIO]) -> 
 
 def _read_records(spec: InputSpec, opts: ReadOptions) -> Iterator[InputDoc]:
     if spec.kind == "jsonl":
-        with open(spec.path, "rb") as f:
-            yield from _jsonl_docs(f, Path(spec.path).stem, spec.path, opts)
-    elif spec.kind == "parquet":
-        yield from _table_docs(spec.path, _parquet_batches(spec.path, opts), opts)
+        with _open_regular(Path(spec.path)) as f:
+            yield from records.jsonl_docs(f, file_id(Path(spec.path).stem), _shown(spec.path),
+                                          opts, decode)
     else:
-        yield from _table_docs(spec.path, _arrow_batches(spec.path, None), opts)
+        yield from records.table_docs(spec.kind, spec.path, opts, decode)
+
+
+def file_id(name: str) -> str:
+    """The id of a text file: its path (relative to the directory given) without ``.txt``.
+    Bytes of the name that are not UTF-8 are written as backslash escapes (``caf\\xe9``): the
+    id stays valid Unicode and tells the file apart."""
+    return records.escape_id(name[:-4] if name.lower().endswith(".txt") else name, name=True)
+
+
+class _NotRegular(Exception):
+    def __init__(self, what: str):
+        super().__init__(what)
+        self.what = what
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISDIR, "a directory"))
+
+
+def _open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file (a link is followed), else
+    _NotRegular: reading a FIFO could wait forever, and a device never end."""
+    _check_regular(os.stat(path).st_mode)  # a socket cannot even be opened
+    # Non-blocking: opening a FIFO would otherwise wait for a writer (it may have replaced the
+    # file since the check).
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        _check_regular(os.fstat(fd).st_mode)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _check_regular(mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise _NotRegular(next((what for test, what in _KINDS if test(mode)), "not a regular file"))
+
+
+def _byte_limit(opts: ReadOptions) -> int:
+    """Most bytes of a text of ``max_chars`` characters (up to 4 bytes each, and a BOM)."""
+    return 4 * opts.max_chars + 4
 
 
 def _file_doc(doc_id: str, path: Path, opts: ReadOptions) -> InputDoc:
+    limit = _byte_limit(opts)
     try:
-        data = path.read_bytes()
+        with _open_regular(path) as f:
+            data = f.read(limit + 1)
+    except _NotRegular as e:
+        return InputDoc(doc_id, None, error=Errors.E339.format(path=_shown(path), what=e.what))
     except OSError as e:
-        return _unreadable(doc_id, str(path), e)
-    return _text_doc(doc_id, data, opts)
+        return _unreadable(doc_id, _shown(path), e)
+    return _text_doc(doc_id, data, opts, truncated=len(data) > limit)
 
 
-def _unreadable(doc_id: str, path: str, e: OSError) -> InputDoc:
-    return InputDoc(doc_id, None, error=Errors.E336.format(path=path, reason=_reason(e)))
+def _shown(path) -> str:
+    return records.escape_id(str(path), name=True)
+
+
+def _unreadable(doc_id: str, path: str, e) -> InputDoc:
+    if isinstance(e, _NotRegular):
+        return InputDoc(doc_id, None, error=Errors.E339.format(path=_shown(path), what=e.what))
+    return InputDoc(doc_id, None, error=Errors.E336.format(path=_shown(path), reason=_reason(e)))
 
 
 def _reason(e: OSError) -> str:
-    return e.strerror or type(e).__name__
+    return getattr(e, "strerror", None) or type(e).__name__
 
 
-def _strip_txt(name: str) -> str:
-    return name[:-4] if name.lower().endswith(".txt") else name
-
-
-def _text_doc(doc_id: str, data: bytes, opts: ReadOptions) -> InputDoc:
+def _text_doc(doc_id: str, data: bytes, opts: ReadOptions, truncated: bool = False) -> InputDoc:
+    if truncated:  # more bytes than the longest text can take: only a prefix was read
+        text, fell_back = decode(data[:4 * records.PREFIX_CHARS], opts)
+        return records.over_long(doc_id, text, fell_back, f"more than {opts.max_chars:,}", opts)
     text, fell_back = decode(data, opts)
+    if len(text) > opts.max_chars:
+        return records.over_long(doc_id, text, fell_back, f"{len(text):,}", opts)
     return InputDoc(doc_id, text, fell_back)
-
-
-def _jsonl_docs(stream: BinaryIO, stem: str, where: str, opts: ReadOptions) -> Iterator[InputDoc]:
-    for lineno, raw in enumerate(stream, 1):
-        if not raw.strip():
-            continue
-        line, fell_back = decode(raw, opts)
-        default_id = f"{stem}:{lineno}"
-        try:
-            obj = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as e:
-            reason = e.msg if isinstance(e, json.JSONDecodeError) else "nested too deeply"
-            yield InputDoc(default_id, None, fell_back,
-                           Errors.E303.format(path=where, line=lineno, reason=reason))
-            continue
-        if not isinstance(obj, dict):
-            yield InputDoc(default_id, None, fell_back, Errors.E304.format(
-                path=where, line=lineno, field=opts.text_field, keys=type(obj).__name__))
-            continue
-        doc_id = obj.get(opts.id_field)
-        doc_id = default_id if doc_id is None else str(doc_id)
-        yield _checked_doc(doc_id, obj.get(opts.text_field, _MISSING), fell_back,
-                           f"{where}, line {lineno}", opts, obj)
-
-
-def _parquet_file(path: str):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        return pq.ParquetFile(path)
-    except pa.ArrowInvalid as e:
-        raise DataFormatError(Errors.E338.format(path=path, reason=e)) from None
-
-
-def _parquet_batches(path: str, opts: ReadOptions):
-    pf = _parquet_file(path)
-    names = pf.schema_arrow.names
-    cols = [c for c in (opts.id_field, opts.text_field) if c in names]
-    if opts.text_field not in names:
-        raise DataFormatError(Errors.E308.format(path=path, field=opts.text_field,
-                                                 cols=", ".join(names)))
-    yield from pf.iter_batches(batch_size=1024, columns=cols)
-
-
-def _arrow_batches(path: str, need: Optional[list[str]]):
-    import pyarrow as pa
-
-    source = pa.memory_map(path)
-    try:
-        reader = pa.ipc.open_file(source)
-        batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
-    except pa.ArrowInvalid:
-        source = pa.memory_map(path)
-        try:
-            batches = iter(pa.ipc.open_stream(source))
-        except pa.ArrowInvalid as e:
-            raise DataFormatError(Errors.E309.format(path=path, reason=e)) from None
-    yield from batches
-
-
-def _table_docs(path: str, batches, opts: ReadOptions) -> Iterator[InputDoc]:
-    stem = Path(path).stem
-    row = 0
-    for batch in batches:
-        names = batch.schema.names
-        if opts.text_field not in names:
-            raise DataFormatError(Errors.E308.format(path=path, field=opts.text_field,
-                                                     cols=", ".join(names)))
-        texts = batch.column(opts.text_field).to_pylist()
-        ids = (batch.column(opts.id_field).to_pylist() if opts.id_field in names
-               else [None] * len(texts))
-        for doc_id, text in zip(ids, texts):
-            row += 1
-            fell_back = False
-            if isinstance(text, (bytes, bytearray)):
-                text, fell_back = decode(bytes(text), opts)
-            yield _checked_doc(f"{stem}:{row}" if doc_id is None else str(doc_id), text,
-                               fell_back, f"{path}, row {row}", opts)
-
-
-_MISSING = object()
-
-
-def _checked_doc(doc_id: str, text, fell_back: bool, where: str, opts: ReadOptions,
-                 record: Optional[dict] = None) -> InputDoc:
-    """The document, or a row with the error when its text is missing, null or not a string."""
-    if isinstance(text, str):
-        return InputDoc(doc_id, text, fell_back)
-    if text is _MISSING:
-        what = "missing (fields: " + ", ".join(sorted(record or {})) + ")"
-    else:
-        what = "null" if text is None else f"of type {type(text).__name__}"
-    return InputDoc(doc_id, None, fell_back,
-                    Errors.E335.format(where=where, field=opts.text_field, what=what))

@@ -87,7 +87,10 @@ def _reason(e: OSError) -> str:
     return e.strerror or str(e) or type(e).__name__
 
 
-def shard_entry(path: Path, table: Optional[pa.Table] = None) -> dict:
+def shard_entry(path: Path, table: Optional[pa.Table] = None,
+                sha256: Optional[str] = None) -> dict:
+    """The manifest entry of the shard at ``path`` (``table``: its rows, at least id and error;
+    ``sha256``: its hash when just verified)."""
     if table is None:
         table = read_shard(path, columns=["id", "error"])
     ids = table.column("id")
@@ -95,7 +98,7 @@ def shard_entry(path: Path, table: Optional[pa.Table] = None) -> dict:
         "file": path.name,
         "rows": table.num_rows,
         "bytes": path.stat().st_size,
-        "sha256": file_sha256(path),
+        "sha256": sha256 or file_sha256(path),
         "failed": table.num_rows - table.column("error").null_count,
         "first_id": ids[0].as_py() if table.num_rows else None,
         "last_id": ids[-1].as_py() if table.num_rows else None,
@@ -157,10 +160,40 @@ def mismatch(path: Path, entry: Optional[dict]) -> Optional[str]:
 
 
 def read_manifest(out_dir: Path) -> Optional[dict]:
+    """The manifest of ``out_dir`` (None: there is none), checked as far as it is used: a
+    damaged one is a DataFormatError (E342) naming what is wrong, never a traceback."""
     path = Path(out_dir) / MANIFEST
     if not path.exists():
         return None
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        manifest = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, RecursionError, ValueError) as e:
+        reason = "empty" if not path.stat().st_size else f"not JSON: {e}"
+        raise DataFormatError(Errors.E342.format(path=path, reason=reason)) from None
+    problem = _manifest_problem(manifest)
+    if problem:
+        raise DataFormatError(Errors.E342.format(path=path, reason=problem))
+    return manifest
+
+
+_ENTRY_TYPES = {"file": str, "sha256": str, "bytes": int, "rows": int, "failed": int}
+
+
+def _manifest_problem(m) -> Optional[str]:
+    if not isinstance(m, dict):
+        return f"it holds a JSON {type(m).__name__}, not an object"
+    shards = m.get("shards", [])
+    if not isinstance(shards, list):
+        return f"'shards' is a {type(shards).__name__}, not a list"
+    for i, e in enumerate(shards):
+        if not isinstance(e, dict):
+            return f"shards[{i}] is a {type(e).__name__}, not an object"
+        for key, kind in _ENTRY_TYPES.items():
+            if not isinstance(e.get(key), kind) or isinstance(e.get(key), bool):
+                return f"shards[{i}].{key} is missing or not a {kind.__name__}"
+        if not SHARD_RE.match(e["file"]):
+            return f"shards[{i}].file {e['file']!r} is not a shard name (shard-NNNNN.arrow)"
+    return None
 
 
 def checked_paths(out_dir, allow_incomplete: bool = False, verify: bool = False) -> list[Path]:

@@ -152,8 +152,9 @@ class ChunkAnnotator:
         if errors and any(errors):  # records that could not be read: rows with their error
             todo = [i for i, e in enumerate(errors) if e is None]
             done = iter(self.annotate([ids[i] for i in todo], [texts[i] for i in todo]))
-            return [Document.failed(ids[i], "", e) if e is not None else next(done)
-                    for i, e in enumerate(errors)]
+            # A row with an error keeps what was read of its text (a prefix of one too long).
+            return [Document.failed(ids[i], texts[i] if isinstance(texts[i], str) else "", e)
+                    if e is not None else next(done) for i, e in enumerate(errors)]
         if not ids:
             return []
         # A document that fails is the Annotator's to record (logicparse.retry): it yields a row

@@ -39,6 +39,8 @@ def serve(
                                              help=_help("max_tokens")),
     read_timeout: Optional[float] = typer.Option(None, envvar="LOGICPARSE_READ_TIMEOUT",
                                                  help=_help("read_timeout")),
+    max_header_bytes: Optional[int] = typer.Option(None, envvar="LOGICPARSE_MAX_HEADER_BYTES",
+                                                   help=_help("max_header_bytes")),
     max_connections: Optional[int] = typer.Option(None, envvar="LOGICPARSE_MAX_CONNECTIONS",
                                                   help=_help("max_connections")),
     log_level: Optional[str] = typer.Option(None, envvar="LOGICPARSE_LOG_LEVEL",

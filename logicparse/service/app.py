@@ -31,6 +31,7 @@ from .routes import EXAMPLE, load_pages, pages, parser_name, router
 from .settings import Settings
 
 logger = logging.getLogger("logicparse.service")
+MAX_ERRORS = 20  # validation errors listed in a 422 answer (their total is given too)
 
 
 def _error_response(exc: BaseException) -> Response:
@@ -142,16 +143,21 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
-        # The input is left out of the answer: it can be large, or not encodable as JSON.
-        errors = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
+        # The input is left out of the answer: it can be large, or not encodable as JSON. The
+        # first errors only, and their count: the answer stays small whatever the body held.
+        every = exc.errors()
+        errors = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
+                  for e in every[:MAX_ERRORS]]
         fields = "; ".join(_where(e) + f": {e['msg']}" for e in errors)
+        if len(every) > MAX_ERRORS:
+            fields += f"; ... {len(every) - MAX_ERRORS} more"
         code, message = "E406", Errors.E406.format(fields=fields)
         ctype = request.headers.get("content-type", "")
         if "json" not in ctype.lower():
             # FastAPI only parses JSON sent as JSON; say so rather than "not a dictionary".
             code, message = "E408", Errors.E408.format(ctype=ctype or "no Content-Type")
-        return JSONResponse(jsonable_encoder({"detail": errors, "code": code, "message": message}),
-                            status_code=422)
+        return JSONResponse(jsonable_encoder({"detail": errors, "code": code, "message": message,
+                                              "errors": len(every)}), status_code=422)
 
     app.include_router(router)
     app.include_router(pages)
@@ -160,12 +166,14 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
 
 class _StartupReport:
     """ASGI middleware: a failed startup is reported to the server by its coded message (E412)
-    instead of the framework's traceback."""
+    instead of the framework's traceback, and a WebSocket is refused with ``{detail, code}``."""
 
     def __init__(self, app, state):
         self.app, self.state = app, state
 
     async def __call__(self, scope, receive, send):
+        if scope["type"] == "websocket":  # a server that upgrades before asking the app
+            return await _refuse_websocket(scope, send)
         if scope["type"] != "lifespan":
             return await self.app(scope, receive, send)
 
@@ -175,6 +183,20 @@ class _StartupReport:
             await send(message)
 
         return await self.app(scope, receive, report)
+
+
+async def _refuse_websocket(scope, send) -> None:
+    """``logicparse serve`` refuses upgrades in its protocol (service/protocol.py); under another
+    server the refusal is an HTTP answer where the server allows it (the ASGI WebSocket Denial
+    Response extension), else a close."""
+    upgrade = dict(scope.get("headers", [])).get(b"upgrade", b"websocket").decode("latin-1")
+    if "websocket.http.response" not in scope.get("extensions", {}):
+        await send({"type": "websocket.close", "code": 1008})
+        return
+    status, body, _ = error_body(BadRequest(Errors.E424.format(upgrade=upgrade)))
+    await send({"type": "websocket.http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "websocket.http.response.body", "body": body})
 
 
 def _where(error: dict) -> str:

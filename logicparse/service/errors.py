@@ -42,6 +42,10 @@ class TooLarge(ServiceError):
     """Over a size bound: bytes, characters, texts or tokens."""
 
 
+class HeadersTooLarge(ServiceError):
+    """The request line and headers are over their size bound."""
+
+
 class Busy(ServiceError):
     """At capacity: work pool full, or too many bodies being received."""
 
@@ -66,6 +70,7 @@ STATUS: dict[type, int] = {
     MethodNotAllowed: 405,
     SlowClient: 408,
     TooLarge: 413,
+    HeadersTooLarge: 431,
     Busy: 503,
     Loading: 503,
     TimedOut: 504,
@@ -111,7 +116,8 @@ async def send_error(send, exc: BaseException) -> None:
 def raw_response(exc: BaseException) -> bytes:
     """The answer to ``exc`` as HTTP/1.1 bytes, for the protocol layer (no ASGI app runs)."""
     status, body, headers = error_body(exc)
-    reason = {400: b"Bad Request", 408: b"Request Timeout"}.get(status, b"Error")
+    reason = {400: b"Bad Request", 408: b"Request Timeout",
+              431: b"Request Header Fields Too Large"}.get(status, b"Error")
     lines = [b"HTTP/1.1 %d %s" % (status, reason), b"content-type: application/json",
              b"content-length: %d" % len(body), b"connection: close",
              *(f"{k.lower()}: {v}".encode() for k, v in headers.items())]

@@ -127,6 +127,10 @@ class _Job:
     future: Future = field(default_factory=Future)
 
 
+def _chars(job: _Job) -> int:
+    return sum(len(t) for t in job.texts if isinstance(t, str))
+
+
 @dataclass(eq=False)
 class _Batch:
     jobs: list
@@ -143,11 +147,10 @@ class WorkPool:
     waiting request that fits in ``batch_size`` texts and annotates them in one ``work`` call:
     the parser handles a batch of sentences in much less time than one by one.
 
-    Stepped work is interleaved: a batch keeps the thread for steps worth ``slice_s`` seconds,
-    then the requests waiting behind it start as a new batch, which goes first, and the batches
-    take turns of ``slice_s``. So a one-sentence request waits for at most one step of a long
-    one (a chunk of parsing, about a second), not for all of it; ordinary batches, shorter than a
-    turn, run as before.
+    Stepped work is interleaved: between any two steps, the requests waiting start as a new
+    batch, which goes first; the batches already started take turns of steps worth ``slice_s``
+    seconds. So a one-sentence request waits for at most the step in progress (a chunk of
+    parsing, about a second), however many long requests are in flight.
 
     A request past ``timeout`` seconds is answered TimedOut. If it was still waiting it is dropped
     at once; if it had started, its batch is closed before its next step once every request in it
@@ -157,7 +160,7 @@ class WorkPool:
 
     def __init__(self, work: Callable[[list, list], object], threads: int = 1, queue: int = 16,
                  timeout: float = 30.0, batch_size: int = 16, retry_after: int = 1,
-                 slice_s: float = 0.25):
+                 slice_s: float = 0.25, batch_chars: int = 20_000):
         self.work = work
         self.threads = threads
         self.capacity = threads + queue
@@ -165,6 +168,7 @@ class WorkPool:
         self.batch_size = batch_size
         self.retry_after = retry_after
         self.slice_s = slice_s
+        self.batch_chars = batch_chars
         self._jobs: deque[_Job] = deque()
         self._cond = threading.Condition()
         self._pending = 0  # admitted and not finished: waiting or running
@@ -204,13 +208,19 @@ class WorkPool:
             raise TimedOut(Errors.E410.format(timeout=self.timeout)) from None
 
     def _take(self) -> list[_Job]:
-        """Waiting jobs that fit in one batch (called with the lock held)."""
-        batch, n = [], 0
-        while self._jobs and (not batch or n + len(self._jobs[0].texts) <= self.batch_size):
+        """Waiting jobs that fit in one batch: at most ``batch_size`` texts and, unless the
+        first is larger, ``batch_chars`` characters (called with the lock held). Long requests
+        go in batches of their own: a batch's first step segments all its texts, and a request
+        that arrives meanwhile waits for that step."""
+        batch, n, chars = [], 0, 0
+        while self._jobs and (not batch or (
+                n + len(self._jobs[0].texts) <= self.batch_size
+                and chars + _chars(self._jobs[0]) <= self.batch_chars)):
             job = self._jobs.popleft()
             if job.future.set_running_or_notify_cancel():
                 batch.append(job)
                 n += len(job.texts)
+                chars += _chars(job)
             else:
                 self._pending -= 1
         return batch
@@ -225,11 +235,10 @@ class WorkPool:
                     for b in active:
                         self._end(b, error=RuntimeError("the work pool is shut down"))
                     return
-                jobs = (self._take() if self._jobs and (
-                    not active or active[0].turn > self.slice_s) else [])
+                # Between every step, whatever the number of batches in turn: a request never
+                # waits for more than the step in progress.
+                jobs = self._take() if self._jobs else []
             if jobs:
-                if active:
-                    active[0].turn = 0.0  # its turn ends: the new batch goes first
                 batch = _Batch(jobs)
                 try:
                     batch.steps = self.work([t for j in jobs for t in j.texts],
@@ -260,10 +269,10 @@ class WorkPool:
             self._end(batch, error=e)
         else:
             batch.turn += time.monotonic() - t0
-            if batch.turn <= self.slice_s:
+            if batch.turn <= self.slice_s or not active:
                 active.appendleft(batch)  # its turn goes on
             else:
-                batch.turn = 0.0 if len(active) else batch.turn
+                batch.turn = 0.0  # its turn ends: the next batch's begins
                 active.append(batch)
 
     def _end(self, batch: _Batch, result: Optional[list] = None,

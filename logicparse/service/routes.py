@@ -111,6 +111,20 @@ AnnotatorDep = Annotated[object, Depends(get_annotator)]
 PoolDep = Annotated[Optional[WorkPool], Depends(get_pool)]
 
 
+async def texts_within_limit(request: Request, settings: SettingsDep) -> None:
+    """Refuses a list of more than ``max_texts`` texts before the body is validated: validating
+    (and answering 422 for) hundreds of thousands of items would hold the event loop for
+    seconds. A dependency runs after the body is parsed as JSON (Starlette keeps the parsed
+    value) and before it is validated."""
+    try:
+        data = await request.json()
+    except Exception:  # noqa: BLE001 - unparseable: the framework answers that itself
+        return
+    texts = data.get("text") if isinstance(data, dict) else None
+    if isinstance(texts, list) and len(texts) > settings.max_texts:
+        raise TooLarge(Errors.E403.format(n=len(texts), limit=settings.max_texts))
+
+
 def _require_ready(annotator, pool, settings: Settings) -> None:
     # Checked after the request's own checks: a bad request is refused as such while loading too.
     if annotator is None or pool is None:
@@ -137,7 +151,7 @@ ERRORS_DOC = {
 
 
 @router.post("/v1/annotate", response_model=Union[Document, list[Document]],
-             responses=ERRORS_DOC, tags=["annotate"])
+             responses=ERRORS_DOC, tags=["annotate"], dependencies=[Depends(texts_within_limit)])
 async def annotate(body: AnnotateRequest, settings: SettingsDep, annotator: AnnotatorDep,
                    pool: PoolDep):
     """Annotate one text (answer: a Document) or a list of texts (answer: a list of

@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     read_timeout: float = Field(
         10.0, gt=0, description="Seconds a client has to send a request's headers, and again its "
         "body, before 408 and the connection is closed.")
+    max_header_bytes: int = Field(
+        65536, ge=1024, description="Most bytes of a request's line and headers before 431 and "
+        "the connection is closed (they are read before any other limit applies).")
     max_connections: int = Field(
         512, ge=1, description="Requests with a body in progress per worker before 503: bounds "
         "the memory of bodies and answers in flight (each body at most max_body_bytes).")

@@ -1,0 +1,105 @@
+"""The output folder of a run: one run at a time (a lock), and whether it may be resumed.
+
+The lock is an ``fcntl`` lock on ``.lock`` in the folder, which holds the pid of the run that
+has it. The system drops the lock when that process ends, however it ends, so a lock left by a
+run that was killed is simply taken by the next run; a run that finds the lock held stops with
+E343, naming the pid.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+from typing import Optional
+
+from ..errors import DataFormatError, Errors, OutputError
+from . import shards as sh
+from .identity import describe_change
+
+LOCK = ".lock"
+
+
+class OutputLock:
+    """``with OutputLock(out):`` creates ``out`` if needed and holds its lock."""
+
+    def __init__(self, out: Path):
+        self.out = Path(out)
+        self._fd: Optional[int] = None
+
+    def __enter__(self) -> "OutputLock":
+        if self.out.exists() and not self.out.is_dir():
+            raise DataFormatError(Errors.E311.format(path=self.out))
+        path = self.out / LOCK
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+            for _ in range(10):
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    holder = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
+                    os.close(fd)
+                    raise OutputError(Errors.E343.format(path=self.out, pid=holder)) from None
+                # The run before may have removed the file between our open and our lock: the
+                # lock must be on the file that is there now.
+                try:
+                    same = os.stat(path).st_ino == os.fstat(fd).st_ino
+                except FileNotFoundError:
+                    same = False
+                if same:
+                    break
+                os.close(fd)
+            else:
+                raise OutputError(Errors.E343.format(path=self.out, pid="unknown"))
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError as e:
+            if isinstance(e, OutputError):
+                raise
+            raise OutputError(Errors.E337.format(path=self.out, reason=e.strerror or e)) from e
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        if self._fd is not None:
+            try:
+                (self.out / LOCK).unlink(missing_ok=True)  # removed while still held
+            except OSError:
+                pass
+            os.close(self._fd)
+            self._fd = None
+        return False
+
+
+def prepare(out: Path, fingerprint: str, overwrite: bool,
+            identity: Optional[dict] = None) -> Optional[dict]:
+    """Check that ``out`` (locked, see OutputLock) is new, empty or holds this run; returns the
+    previous manifest if resuming. With ``overwrite`` the previous shards and manifest go, even
+    a damaged manifest."""
+    try:
+        for stale in out.glob(f"{sh.TMP_PREFIX}*"):  # left by a run that was killed mid-write
+            stale.unlink()
+        ours = sh.shard_paths(out)
+        if overwrite:
+            for p in ours:
+                p.unlink()
+            (out / sh.MANIFEST).unlink(missing_ok=True)
+            return None
+        previous = sh.read_manifest(out)  # E342 when damaged
+        others = any(p.name != LOCK for p in out.iterdir())
+    except OSError as e:
+        raise OutputError(Errors.E337.format(path=out, reason=e.strerror or e)) from e
+    if previous is None:
+        if ours or others:
+            raise DataFormatError(Errors.E311.format(path=out))
+        return None
+    if previous.get("format") != sh.FORMAT:
+        raise DataFormatError(Errors.E311.format(path=out))
+    if previous.get("fingerprint") != fingerprint:
+        try:
+            reason = describe_change(previous.get("identity"), identity)
+        except (AttributeError, KeyError, TypeError, ValueError):  # an identity edited by hand
+            reason = describe_change(None, identity)
+        raise DataFormatError(Errors.E310.format(path=out, reason=reason))
+    return previous

@@ -1,0 +1,262 @@
+"""Records of .jsonl, Parquet and Arrow inputs, each one InputDoc: every record in, one row out.
+
+What a record holds is checked here, value by value, so that no value can stop the run: a line
+that is not JSON (or nests too deeply), a text that is not a string, a string that is not valid
+Unicode (a lone surrogate escaped in JSON, invalid UTF-8 in an Arrow or Parquet string column),
+a line or a text longer than the annotator can take. Each becomes a row with a coded error.
+Numbers too long for Python's int conversion are read as decimals, not refused.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import BinaryIO, Iterator, Optional
+
+from ..errors import DataFormatError, Errors
+
+PREFIX_CHARS = 1000  # of a text too long to annotate, kept in its row
+
+_MISSING = object()
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _number(digits: str):
+    # Python refuses to convert more than 4,300 digits to an int (a guard against slow
+    # conversions); a decimal reads any length in linear time.
+    return int(digits) if len(digits) <= 4000 else Decimal(digits)
+
+
+def line_limit(max_chars: int) -> int:
+    """Most bytes of a .jsonl line: a text of ``max_chars`` characters, each escaped (up to 12
+    bytes for a surrogate pair), and 1 MiB for the other fields."""
+    return 12 * max_chars + (1 << 20)
+
+
+def read_lines(stream: BinaryIO, limit: int) -> Iterator[tuple[int, Optional[bytes]]]:
+    """(line number, bytes) of each line, reading at most ``limit`` + 1 bytes of any line at
+    once; a longer line comes as (number, None), the rest of it skipped unread into memory."""
+    lineno = 0
+    while True:
+        raw = stream.readline(limit + 1)
+        if not raw:
+            return
+        lineno += 1
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):
+                raw = stream.readline(1 << 20)
+            yield lineno, None
+        else:
+            yield lineno, raw
+
+
+def jsonl_docs(stream: BinaryIO, stem: str, where: str, opts, decode) -> Iterator:
+    from .inputs import InputDoc
+
+    limit = line_limit(opts.max_chars)
+    for lineno, raw in read_lines(stream, limit):
+        default_id = f"{stem}:{lineno}"
+        if raw is None:
+            yield InputDoc(default_id, None, error=Errors.E341.format(
+                path=where, line=lineno, limit=limit, max_chars=opts.max_chars))
+            continue
+        if not raw.strip():
+            continue
+        line, fell_back = decode(raw, opts)
+        try:
+            obj = json.loads(line, parse_int=_number)
+        except (json.JSONDecodeError, RecursionError) as e:
+            reason = e.msg if isinstance(e, json.JSONDecodeError) else "nested too deeply"
+            yield InputDoc(default_id, None, fell_back,
+                           Errors.E303.format(path=where, line=lineno, reason=reason))
+            continue
+        if not isinstance(obj, dict):
+            yield InputDoc(default_id, None, fell_back, Errors.E304.format(
+                path=where, line=lineno, field=opts.text_field, keys=type(obj).__name__))
+            continue
+        doc_id = obj.get(opts.id_field)
+        doc_id = default_id if doc_id is None else str(doc_id)
+        yield checked_doc(doc_id, obj.get(opts.text_field, _MISSING), fell_back,
+                          f"{where}, line {lineno}", opts, obj)
+
+
+def check_first_record(stream: BinaryIO, path: str, opts, decode) -> int:
+    """Records in a .jsonl file (its non-blank lines). A first record without the text field
+    means the wrong --text-field, which would make every row an error: refused before any work."""
+    n = 0
+    for _, raw in read_lines(stream, line_limit(opts.max_chars)):
+        if raw is not None and not raw.strip():
+            continue
+        n += 1
+        if n == 1 and raw is not None:
+            try:
+                obj = json.loads(decode(raw, opts)[0], parse_int=_number)
+            except (json.JSONDecodeError, RecursionError):
+                continue  # one bad line: its own row says so
+            if isinstance(obj, dict) and opts.text_field not in obj:
+                raise DataFormatError(Errors.E304.format(path=path, line=1, field=opts.text_field,
+                                                         keys=", ".join(sorted(obj))))
+    return n
+
+
+def parquet_file(path: str):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path)
+    except (pa.ArrowInvalid, OSError) as e:
+        raise DataFormatError(Errors.E338.format(path=path, reason=e)) from None
+
+
+def arrow_reader(path: str):
+    """(schema, batches) of an Arrow IPC file or stream."""
+    import pyarrow as pa
+
+    try:
+        reader = pa.ipc.open_file(pa.memory_map(path))
+        return reader.schema, (reader.get_batch(i) for i in range(reader.num_record_batches))
+    except pa.ArrowInvalid:
+        try:
+            reader = pa.ipc.open_stream(pa.memory_map(path))
+        except pa.ArrowInvalid as e:
+            raise DataFormatError(Errors.E309.format(path=path, reason=e)) from None
+        return reader.schema, iter(reader)
+
+
+def table_schema(kind: str, path: str, opts) -> int:
+    """Checks a Parquet or Arrow input's columns (E308) and returns its number of rows."""
+    if kind == "parquet":
+        pf = parquet_file(path)
+        names, rows = pf.schema_arrow.names, pf.metadata.num_rows
+    else:
+        schema, batches = arrow_reader(path)
+        names = schema.names
+        rows = None
+    if opts.text_field not in names:
+        raise DataFormatError(Errors.E308.format(path=path, field=opts.text_field,
+                                                 cols=", ".join(names)))
+    if rows is None:
+        rows = sum(b.num_rows for b in batches)
+    return rows
+
+
+def table_docs(kind: str, path: str, opts, decode) -> Iterator:
+    if kind == "parquet":
+        pf = parquet_file(path)
+        names = pf.schema_arrow.names
+        cols = [c for c in (opts.id_field, opts.text_field) if c in names]
+        batches = pf.iter_batches(batch_size=1024, columns=cols)
+    else:
+        schema, batches = arrow_reader(path)
+        names = schema.names
+    if opts.text_field not in names:
+        raise DataFormatError(Errors.E308.format(path=path, field=opts.text_field,
+                                                 cols=", ".join(names)))
+    stem, shown = escape_id(Path(path).stem, name=True), escape_id(path, name=True)
+    row = 0
+    for batch in batches:
+        texts = _values(batch.column(opts.text_field))
+        ids = (_values(batch.column(opts.id_field)) if opts.id_field in names
+               else [None] * len(texts))
+        for doc_id, text in zip(ids, texts):
+            row += 1
+            where = f"{shown}, row {row}"
+            fell_back = False
+            if isinstance(doc_id, _Invalid):
+                yield _invalid_doc(doc_id.escaped, where, opts.id_field, doc_id.reason)
+                continue
+            doc_id = f"{stem}:{row}" if doc_id is None else str(doc_id)
+            if isinstance(text, _Invalid):
+                yield _invalid_doc(doc_id, where, opts.text_field, text.reason)
+                continue
+            if isinstance(text, (bytes, bytearray)):
+                text, fell_back = decode(bytes(text), opts)
+            yield checked_doc(doc_id, text, fell_back, where, opts)
+
+
+class _Invalid:
+    """A string value that is not valid UTF-8: its bytes, escaped, and why."""
+
+    def __init__(self, data: bytes, error: UnicodeDecodeError):
+        self.escaped = data.decode("utf-8", "backslashreplace")
+        self.reason = f"invalid UTF-8 at byte {error.start}: {error.reason}"
+
+
+def _values(column) -> list:
+    """The column's Python values; a string column's values decoded one by one, so that invalid
+    UTF-8 in one value spoils that value alone (pyarrow raises for the whole column)."""
+    import pyarrow as pa
+
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        return column.to_pylist()
+    raw = column.view(pa.large_binary() if pa.types.is_large_string(column.type)
+                      else pa.binary()).to_pylist()
+    out = []
+    for data in raw:
+        try:
+            out.append(None if data is None else data.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            out.append(_Invalid(data, e))
+    return out
+
+
+def _invalid_doc(doc_id: str, where: str, field: str, reason: str):
+    from .inputs import InputDoc
+
+    return InputDoc(escape_id(doc_id), None, error=Errors.E340.format(where=where, field=field,
+                                                                      reason=reason))
+
+
+def escape_id(doc_id: str, name: bool = False) -> str:
+    """``doc_id`` as valid Unicode: lone surrogates written as backslash escapes, ``\\udc80``;
+    for a file ``name`` (decoded by Python with surrogateescape), the bytes that are not UTF-8
+    as ``\\xNN``."""
+    if not _SURROGATE.search(doc_id):
+        return doc_id
+    out = []
+    for ch in doc_id:
+        if name and 0xDC80 <= ord(ch) <= 0xDCFF:  # an undecodable byte (surrogateescape)
+            out.append(f"\\x{ord(ch) - 0xDC00:02x}")
+        elif 0xD800 <= ord(ch) <= 0xDFFF:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def over_long(doc_id: str, text: str, fell_back: bool, n, opts):
+    """The row of a text longer than the annotator takes: an E333 error, a prefix of the text."""
+    from .inputs import InputDoc
+
+    return InputDoc(doc_id, text[:PREFIX_CHARS], fell_back,
+                    Errors.E333.format(n=n, limit=opts.max_chars))
+
+
+def checked_doc(doc_id: str, text, fell_back: bool, where: str, opts,
+                record: Optional[dict] = None):
+    """The document, or a row with the error when its text is missing, null, not a string, not
+    valid Unicode or too long, or when its id is not valid Unicode."""
+    from .inputs import InputDoc
+
+    m = _SURROGATE.search(doc_id)
+    if m:
+        return InputDoc(escape_id(doc_id), None, fell_back, Errors.E340.format(
+            where=where, field=opts.id_field, reason=f"lone surrogate at character {m.start()}"))
+    if isinstance(text, str):
+        m = _SURROGATE.search(text)
+        if m:
+            return InputDoc(doc_id, None, fell_back, Errors.E340.format(
+                where=where, field=opts.text_field,
+                reason=f"lone surrogate at character {m.start()}"))
+        if len(text) > opts.max_chars:
+            return over_long(doc_id, text, fell_back, f"{len(text):,}", opts)
+        return InputDoc(doc_id, text, fell_back)
+    if text is _MISSING:
+        what = "missing (fields: " + escape_id(", ".join(sorted(record or {}))) + ")"
+    else:
+        what = "null" if text is None else f"of type {type(text).__name__}"
+    return InputDoc(doc_id, None, fell_back,
+                    Errors.E335.format(where=where, field=opts.text_field, what=what))
