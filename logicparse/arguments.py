@@ -40,6 +40,10 @@ RULES = (
     "sentence_beta",  # ... a first clause directly under the sentence: β = the sentence
     "adverbial_sbar",  # ... in a subordinate clause: β = the whole SBAR, subordinator included
     "phrase_adverbial",  # ... a key phrase that is a whole PP (``on the other hand``) is one too
+    "empty_alpha",  # a coordinator with no word before it in its parent, but words before that
+    "keyword_edges",  # an argument does not start or end with another relation's keyword
+    "punct_edges",  # ... or with punctuation
+    "subjectless_clause",  # adjunct α climbs past an infinitive with no subject (``to dance``)
 )
 #: Rules in force; the ablation benchmark switches them off one at a time.
 ACTIVE = set(RULES)
@@ -153,6 +157,12 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
     pa_span = (tree.starts[pa], tree.ends[pa])
     beta = [[end, pa_span[1]]] if pa_span[1] > end else []
     alpha = [[pa_span[0], start]] if start > pa_span[0] else []
+    if "empty_alpha" in ACTIVE and not any(_is_word(w) for w in tree.leaves[pa_span[0]:start]):
+        if any(_is_word(w) for w in tree.leaves[:pa_span[0]]) and tree.parents[pa] >= 0:
+            if _EA == "sibling":
+                return _shift(_preceding(tree, pa), offset), _shift(beta, offset)
+            return _adjunct_alpha(tree, pa, offset), _shift(beta, offset)
+        alpha = []
     if not alpha and "initial_coordinator" in ACTIVE:
         if "initial_rest_beta" in ACTIVE and not any(_is_word(w) for w in tree.leaves[:start]):
             beta = [[end, tree.ends[0]]]  # pa(n) reaches past the keyword, so the sentence does
@@ -169,6 +179,24 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
         if subject is not None:  # a subject precedes its VP, so it starts before α
             alpha = [[subject, start]]
     return _shift(alpha, offset), _shift(beta, offset)
+
+
+import os
+_EA = os.environ.get("EA_MODE", "clause")
+
+
+def _preceding(tree, node):
+    while tree.parents[node] >= 0:
+        before = None
+        for c in _children(tree, tree.parents[node]):
+            if c == node:
+                break
+            if base_label(tree.labels[c]) not in _SEPARATORS:
+                before = c
+        if before is not None:
+            return [[tree.starts[before], tree.ends[before]]]
+        node = tree.parents[node]
+    return []
 
 
 def _interjections_only(tree: ParseTree, parent: int, start: int) -> bool:
@@ -268,11 +296,26 @@ def _adjunct_alpha(tree: ParseTree, pa: int, offset: int,
                      and base_label(labels[c]) not in (",", ":")]
             if len(prior) > 1 and base_label(labels[prior[-1]]) in ("CC", "CONJP"):
                 return spans_minus((starts[prior[-1]], ends[node]), holes, offset)
-        if base_label(labels[parent]) in _CLAUSES:
+        if base_label(labels[parent]) in _CLAUSES and not (
+                "subjectless_clause" in ACTIVE and _subjectless(tree, parent)):
             node = parent
             break
         node = parent
     return spans_minus((starts[node], ends[node]), holes, offset)
+
+
+def _subjectless(tree: ParseTree, clause: int) -> bool:
+    """Whether ``clause`` is an infinitive with no subject (``to dance``): a complement of the
+    clause above it, which the argument takes in; the root never counts."""
+    if tree.parents[clause] < 0 or base_label(tree.labels[clause]) != "S":
+        return False
+    for c in _children(tree, clause):
+        label = base_label(tree.labels[c])
+        if label == "VP":
+            return base_label(tree.labels[tree.leaf_parents[tree.starts[c]]]) == "TO"
+        if label in ("NP", "S", "SBAR") or label in _CLAUSES:
+            return False
+    return False
 
 
 def map_default(tree: ParseTree, pa: int, start: int, end: int, category: str, offset: int,
