@@ -43,6 +43,7 @@ RULES = (
     "empty_alpha",  # a coordinator with no word before it in its parent, but words before that
     "keyword_edges",  # an argument does not start or end with another relation's keyword
     "punct_edges",  # ... or with punctuation
+    "complementizer_alpha",
     "subjectless_clause",  # adjunct α climbs past an infinitive with no subject (``to dance``)
 )
 #: Rules in force; the ablation benchmark switches them off one at a time.
@@ -174,6 +175,11 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
     _, after = _conjuncts(tree, pa, start, end)
     if after is not None and "next_conjunct_beta" in ACTIVE:
         beta = [[end, after[1]]]
+    up = tree.parents[pa]
+    if ("complementizer_alpha" in ACTIVE and alpha and up >= 0 and base_label(tree.labels[up]) == "SBAR"
+            and tree.starts[up] < pa_span[0] and base_label(tree.labels[pa]) in _CLAUSES):
+        # ``that [X and Y]``: the subordinator introduces the first conjunct too.
+        alpha = [[tree.starts[up], start]]
     if "vp_subject" in ACTIVE and alpha and base_label(tree.labels[pa]) == "VP":
         subject = _subject_clause_start(tree, pa)
         if subject is not None:  # a subject precedes its VP, so it starts before α
