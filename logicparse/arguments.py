@@ -44,6 +44,7 @@ RULES = (
     "keyword_edges",  # an argument does not start or end with another relation's keyword
     "punct_edges",  # ... or with punctuation
     "complementizer_alpha",
+    "adjunct_complementizer",
     "subjectless_clause",  # adjunct α climbs past an infinitive with no subject (``to dance``)
 )
 #: Rules in force; the ablation benchmark switches them off one at a time.
@@ -175,15 +176,12 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
     _, after = _conjuncts(tree, pa, start, end)
     if after is not None and "next_conjunct_beta" in ACTIVE:
         beta = [[end, after[1]]]
-    up = tree.parents[pa]
-    if ("complementizer_alpha" in ACTIVE and alpha and up >= 0 and base_label(tree.labels[up]) == "SBAR"
-            and tree.starts[up] < pa_span[0] and base_label(tree.labels[pa]) in _CLAUSES):
-        # ``that [X and Y]``: the subordinator introduces the first conjunct too.
-        alpha = [[tree.starts[up], start]]
     if "vp_subject" in ACTIVE and alpha and base_label(tree.labels[pa]) == "VP":
         subject = _subject_clause_start(tree, pa)
         if subject is not None:  # a subject precedes its VP, so it starts before α
             alpha = [[subject, start]]
+    if "complementizer_alpha" in ACTIVE and alpha:
+        alpha[0][0] = _subordinator_start(tree, pa, alpha[0][0])
     return _shift(alpha, offset), _shift(beta, offset)
 
 
@@ -203,6 +201,28 @@ def _preceding(tree, node):
             return [[tree.starts[before], tree.ends[before]]]
         node = tree.parents[node]
     return []
+
+
+def _subordinator_start(tree: ParseTree, pa: int, a0: int) -> int:
+    """``that [X and Y]``: where α starts when the clause it starts with has a subordinator
+    or relative pronoun of its own (the SBAR's words before the clause), which introduces the
+    first conjunct too; else ``a0``."""
+    starts, parents = tree.starts, tree.parents
+    x = pa
+    while parents[x] >= 0 and starts[x] > a0:
+        x = parents[x]
+    while parents[x] >= 0 and starts[parents[x]] == a0:
+        x = parents[x]
+    if starts[x] != a0 or base_label(tree.labels[x]) not in _CLAUSES or parents[x] < 0:
+        return a0
+    up = parents[x]
+    if base_label(tree.labels[up]) == "SBAR" and starts[up] < a0:
+        return starts[up]
+    if a0 > 0:
+        before = tree.leaf_parents[a0 - 1]
+        if parents[before] == up and base_label(tree.labels[before]) == "IN":
+            return a0 - 1
+    return a0
 
 
 def _interjections_only(tree: ParseTree, parent: int, start: int) -> bool:
@@ -307,7 +327,10 @@ def _adjunct_alpha(tree: ParseTree, pa: int, offset: int,
             node = parent
             break
         node = parent
-    return spans_minus((starts[node], ends[node]), holes, offset)
+    a0 = starts[node]
+    if "adjunct_complementizer" in ACTIVE:
+        a0 = _subordinator_start(tree, node, a0)
+    return spans_minus((a0, ends[node]), holes, offset)
 
 
 def _subjectless(tree: ParseTree, clause: int) -> bool:
