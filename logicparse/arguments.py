@@ -40,12 +40,12 @@ RULES = (
     "sentence_beta",  # ... a first clause directly under the sentence: β = the sentence
     "adverbial_sbar",  # ... in a subordinate clause: β = the whole SBAR, subordinator included
     "phrase_adverbial",  # ... a key phrase that is a whole PP (``on the other hand``) is one too
-    "empty_alpha",  # a coordinator with no word before it in its parent, but words before that
-    "keyword_edges",  # an argument does not start or end with another relation's keyword
-    "punct_edges",  # ... or with punctuation
-    "complementizer_alpha",
-    "adjunct_complementizer",
-    "subjectless_clause",  # adjunct α climbs past an infinitive with no subject (``to dance``)
+    "empty_alpha",  # a coordinator with no word before it in its parent (``( or min )``): α as for an adjunct
+    "complementizer_alpha",  # a coordinator's α opens with its clause's subordinator (``that [X and Y]``)
+    "adjunct_complementizer",  # ... and so does an adjunct's α
+    "conjunct_coordinator",  # an adjunct's α in a coordinated clause opens with its coordinator
+    "subjectless_clause",  # an adjunct's α climbs past an infinitive with no subject (``to dance``)
+    "punct_edges",  # α and β do not start or end with punctuation
 )
 #: Rules in force; the ablation benchmark switches them off one at a time.
 ACTIVE = set(RULES)
@@ -160,9 +160,10 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
     beta = [[end, pa_span[1]]] if pa_span[1] > end else []
     alpha = [[pa_span[0], start]] if start > pa_span[0] else []
     if "empty_alpha" in ACTIVE and not any(_is_word(w) for w in tree.leaves[pa_span[0]:start]):
-        if any(_is_word(w) for w in tree.leaves[:pa_span[0]]) and tree.parents[pa] >= 0:
-            if _EA == "sibling":
-                return _shift(_preceding(tree, pa), offset), _shift(beta, offset)
+        # Only punctuation before the coordinator in its parent (``( or min )``, ``“ But``): no
+        # first conjunct there. After words, the phrase is attached like an adjunct (``English
+        # [as well as French]``); at the sentence's start, α is the previous sentence.
+        if any(_is_word(w) for w in tree.leaves[:pa_span[0]]):
             return _adjunct_alpha(tree, pa, offset), _shift(beta, offset)
         alpha = []
     if not alpha and "initial_coordinator" in ACTIVE:
@@ -183,24 +184,6 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
     if "complementizer_alpha" in ACTIVE and alpha:
         alpha[0][0] = _subordinator_start(tree, pa, alpha[0][0])
     return _shift(alpha, offset), _shift(beta, offset)
-
-
-import os
-_EA = os.environ.get("EA_MODE", "clause")
-
-
-def _preceding(tree, node):
-    while tree.parents[node] >= 0:
-        before = None
-        for c in _children(tree, tree.parents[node]):
-            if c == node:
-                break
-            if base_label(tree.labels[c]) not in _SEPARATORS:
-                before = c
-        if before is not None:
-            return [[tree.starts[before], tree.ends[before]]]
-        node = tree.parents[node]
-    return []
 
 
 def _subordinator_start(tree: ParseTree, pa: int, a0: int) -> int:
@@ -330,6 +313,12 @@ def _adjunct_alpha(tree: ParseTree, pa: int, offset: int,
     a0 = starts[node]
     if "adjunct_complementizer" in ACTIVE:
         a0 = _subordinator_start(tree, node, a0)
+    if "conjunct_coordinator" in ACTIVE and parents[node] >= 0 and a0 == starts[node]:
+        # ``X , and [when Y , Z]``: the conjunct's coordinator opens α, as ``conjunct_stop`` has it.
+        prior = [c for c in _children(tree, parents[node]) if ends[c] <= starts[node]
+                 and base_label(labels[c]) not in (",", ":")]
+        if len(prior) > 1 and base_label(labels[prior[-1]]) in ("CC", "CONJP"):
+            a0 = starts[prior[-1]]
     return spans_minus((a0, ends[node]), holes, offset)
 
 
@@ -342,7 +331,7 @@ def _subjectless(tree: ParseTree, clause: int) -> bool:
         label = base_label(tree.labels[c])
         if label == "VP":
             return base_label(tree.labels[tree.leaf_parents[tree.starts[c]]]) == "TO"
-        if label in ("NP", "S", "SBAR") or label in _CLAUSES:
+        if label in ("NP", "SBAR") or label in _CLAUSES:
             return False
     return False
 

@@ -1,11 +1,11 @@
-"""Where the default mapping's arguments stop: their first and last tokens.
+"""Where the default mapping's arguments stop: no argument starts or ends with punctuation.
 
-The constituents that the rules of arguments.py pick carry tokens that are no part of the
-argument a reader means: the final full stop of the sentence, the comma before an adjunct, and
-the keyword of another relation that opens or closes the constituent (``But I try … because …``:
-α of ``because`` is ``I try …``, not ``But I try …``). Those are trimmed here, once every
-relation of a document is mapped, since the keywords of the other relations are known only then.
-Unary relations keep Algorithm 1's span. Each trimming has a rule name in ``arguments.RULES``.
+The constituents that the rules of arguments.py pick carry the sentence's final full stop, the
+comma before an adjunct, the quotes around a clause; none of them is part of the argument a
+reader means (GDTB's arguments leave them out, and its scorer ignores them). They are trimmed
+from both ends of every range of α and β, once every relation of a document is mapped. Unary
+relations keep Algorithm 1's span. The trimming is the rule ``punct_edges`` of
+``arguments.RULES``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import unicodedata
 from typing import Sequence
 
 from . import arguments
-from .taxonomy import INTRINSIC, UNARY
+from .taxonomy import UNARY
 from .tokens import Relation
 
 
@@ -24,12 +24,12 @@ def is_punct(token: str) -> bool:
     return all(unicodedata.category(c).startswith("P") or c in "`'" for c in token)
 
 
-def _trim(ranges: list[list[int]], drop) -> list[list[int]]:
+def _trim(tokens: Sequence[str], ranges: list[list[int]]) -> list[list[int]]:
     out = []
     for a, b in ranges:
-        while a < b and drop(a):
+        while a < b and is_punct(tokens[a]):
             a += 1
-        while b > a and drop(b - 1):
+        while b > a and is_punct(tokens[b - 1]):
             b -= 1
         if a < b:
             out.append([a, b])
@@ -37,35 +37,11 @@ def _trim(ranges: list[list[int]], drop) -> list[list[int]]:
 
 
 def tidy_arguments(tokens: Sequence[str], relations: list[Relation]) -> None:
-    """Trim the α and β of the binary ``relations`` of one document (over ``tokens``) in place."""
-    active = arguments.ACTIVE
-    punct = "punct_edges" in active
-    key_edges = "keyword_edges" in active
-    if not (punct or key_edges):
+    """Trim the α and β of the binary ``relations`` of one document (over ``tokens``) in place:
+    each range without the punctuation at its ends, and a range of punctuation only dropped."""
+    if "punct_edges" not in arguments.ACTIVE:
         return
-    coordinators: set[int] = set()  # the tokens of every coordinator's keyword
-    if key_edges:
-        for rel in relations:
-            if rel.category == INTRINSIC:
-                coordinators.update(t for a, b in rel.key for t in range(a, b))
-
-    def edge(t: int) -> bool:
-        return punct and is_punct(tokens[t])
-
-    def alpha_end(t: int) -> bool:
-        return edge(t) or t in coordinators
-
     for rel in relations:
-        if rel.category == UNARY:
-            continue
-        own = {t for a, b in rel.key for t in range(a, b)}
-        alpha = _trim(rel.alpha, edge)
-        if key_edges and alpha:
-            # A conjunct left unfinished before the keyword (``X and [because Y] Z``): its
-            # coordinator links the rest of the sentence, not this α.
-            a, b = alpha[-1]
-            while b > a and alpha_end(b - 1) and b - 1 not in own:
-                b -= 1
-            alpha[-1:] = [[a, b]] if b > a else []
-        rel.alpha = alpha
-        rel.beta = _trim(rel.beta, edge)
+        if rel.category != UNARY:
+            rel.alpha = _trim(tokens, rel.alpha)
+            rel.beta = _trim(tokens, rel.beta)
