@@ -221,6 +221,86 @@ EDGE_CASES = [
 ]
 
 
+# Rules for the arguments' own edges (empty_alpha … punct_edges), each case with the rule that
+# decides it: switched off, the case maps otherwise.
+OWN_EDGE_CASES = [
+    # empty_alpha: only punctuation before the coordinator in its parent, words before that parent:
+    # α as for an adjunct (its clause minus the phrase) ...
+    ("coordinator in a parenthetical", "empty_alpha", "(S (NP (NP (DT The) (NN value)) (PRN (-LRB- -LRB-) "
+     "(CC or) (NP (NN min)) (-RRB- -RRB-))) (VP (VBZ rises)) (. .))", "or", ("The value rises", "min")),
+    ("as well as heading its own phrase", "empty_alpha", "(S (NP (PRP She)) (VP (VBZ speaks) (NP (NNP "
+     "English)) (ADVP (RB as) (RB well) (IN as) (NP (NNP French)))) (. .))", "as well as",
+     ("She speaks English", "French")),
+    # ... and with only punctuation before it in the sentence, the previous sentence.
+    ("quote before an opening coordinator", "empty_alpha", "(S (`` “) (CC But) (NP (PRP he)) (VP (VBD "
+     "left)) (. .))", "But", ("It rained", "he left")),
+    # complementizer_alpha: the subordinator or relative pronoun of the coordinated clauses opens α,
+    # in an SBAR or beside the clause ...
+    ("coordinated clauses of an SBAR", "complementizer_alpha", "(S (NP (PRP We)) (VP (VBD said) (SBAR "
+     "(IN that) (S (S (NP (PRP they)) (VP (VBD left))) (CC and) (S (NP (PRP it)) (VP (VBD rained)))))) "
+     "(. .))", "and", ("that they left", "it rained")),
+    ("subordinator beside the clauses", "complementizer_alpha", "(S (NP (PRP We)) (VP (VBD said) (IN "
+     "that) (S (S (NP (PRP they)) (VP (VBD left))) (CC and) (S (NP (PRP it)) (VP (VBD rained))))) (. .))",
+     "and", ("that they left", "it rained")),
+    ("coordinated VPs of a relative clause", "complementizer_alpha", "(NP (NP (DT the) (NN map)) (SBAR "
+     "(WHNP (WDT which)) (S (NP (PRP we)) (VP (VP (VBD found)) (CC and) (VP (VBD lost))))))", "and",
+     ("which we found", "lost")),
+    # adjunct_complementizer: the subordinator beside the clause the adjunct attaches to.
+    ("adjunct in a clause after a flat subordinator", "adjunct_complementizer", "(S (NP (PRP We)) (VP "
+     "(VBD said) (IN that) (S (NP (PRP they)) (VP (VBD left) (SBAR (IN because) (S (NP (PRP it)) (VP "
+     "(VBD rained))))))) (. .))", "because", ("that they left", "it rained")),
+    # conjunct_coordinator: the coordinator of the conjunct α stops at (a conjunct before it).
+    ("adjunct opening a coordinated clause", "conjunct_coordinator", "(S (S (NP (PRP We)) (VP (VBD ate))) "
+     "(, ,) (CC and) (S (SBAR (WHADVP (WRB when)) (S (NP (PRP it)) (VP (VBD rained)))) (, ,) (NP (PRP we)) "
+     "(VP (VBD left))) (. .))", "when", ("and we left", "it rained")),
+    # subjectless_clause: an infinitive with no subject is climbed past ...
+    ("adjunct in an infinitive", "subjectless_clause", "(S (NP (PRP We)) (VP (VBD tried) (S (VP (TO to) "
+     "(VP (VB dance) (SBAR (IN until) (S (NP (PRP it)) (VP (VBD stopped)))))))) (. .))", "until",
+     ("We tried to dance", "it stopped")),
+]
+
+# ... but not an infinitive with its own subject, nor a participle clause: α stops there. And a
+# coordinator with no conjunct before its clause does not open α.
+OWN_EDGE_STOPS = [
+    ("(S (NP (PRP We)) (VP (VBD wanted) (S (NP (PRP them)) (VP (TO to) (VP (VB dance) (SBAR (IN until) "
+     "(S (NP (PRP it)) (VP (VBD stopped)))))))) (. .))", "until", ("them to dance", "it stopped")),
+    ("(S (NP (PRP We)) (VP (VBD sat) (, ,) (S (VP (VBG waiting) (SBAR (IN until) (S (NP (PRP it)) (VP "
+     "(VBD stopped))))))) (. .))", "until", ("waiting", "it stopped")),
+    ("(S (CC And) (S (SBAR (WHADVP (WRB when)) (S (NP (PRP it)) (VP (VBD rained)))) (, ,) (NP (PRP we)) "
+     "(VP (VBD left))) (. .))", "when", ("we left", "it rained")),
+]
+
+
+@pytest.mark.parametrize("rule,tree,keyword,expected", [c[1:] for c in OWN_EDGE_CASES],
+                         ids=[c[0] for c in OWN_EDGE_CASES])
+def test_argument_edge_rules(rule, tree, keyword, expected, monkeypatch):
+    assert mapped(tree, keyword) == expected
+    monkeypatch.setattr(arguments, "ACTIVE", arguments.ACTIVE - {rule})
+    assert mapped(tree, keyword) != expected
+
+
+@pytest.mark.parametrize("tree,keyword,expected", OWN_EDGE_STOPS)
+def test_argument_edge_rules_stop_at_their_edges(tree, keyword, expected):
+    assert mapped(tree, keyword) == expected
+
+
+@pytest.mark.parametrize("mapping", ["paper", "default"])
+def test_punctuation_at_the_ends_of_arguments(mapping):
+    # punct_edges: the full stop, the quotes and the comma before the adjunct leave α and β, a
+    # range of punctuation only goes; inside an argument punctuation stays; Algorithm 1 keeps all.
+    tree = ("(S (`` ``) (S (NP (PRP We)) (, ,) (NP (PRP all)) (, ,) (VP (VBD left))) (, ,) (SBAR (IN "
+            "because) (S (NP (PRP it)) (VP (VBD rained)))) ('' '') (. .))")
+    doc, rel = relation(tree, "because", mapping)
+    words = lambda ranges: [" ".join(doc.tokens[a:b]) for a, b in ranges]  # noqa: E731
+    if mapping == "paper":
+        assert (words(rel.alpha), words(rel.beta)) == (["`` We , all , left ,", "'' ."], ["it rained"])
+    else:
+        assert (words(rel.alpha), words(rel.beta)) == (["We , all , left"], ["it rained"])
+    _, but = relation("(S (CC But) (`` ``) (NP (PRP we)) (VP (VBD left)) (. .) ('' ''))", "But", mapping)
+    assert but.alpha == ([[0, 2]] if mapping == "default" else [])  # It rained (.)
+    assert but.beta == ([[5, 7]] if mapping == "default" else [[4, 9]])
+
+
 @pytest.mark.parametrize("tree,keyword,expected", [c[1:] for c in EDGE_CASES],
                          ids=[c[0] for c in EDGE_CASES])
 def test_newest_rules_at_their_edges(tree, keyword, expected):
