@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Generator, Iterable, Iterator, Optional, Sequence, Union
 
+from .edges import tidy_arguments
 from .errors import Errors, InputTextError, LogicparseError, TreeFormatError
 from .mapping import DEFAULT_MAPPING, Match, check_mapping, find_keywords, layer_labels, map_keyword
 from .ptb import split_trees
@@ -147,6 +148,8 @@ def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
     docs = []
     for (doc_id, text, sentences), relations, starts in zip(items, per_doc, sent_starts):
         tokens = [t for s in sentences for t in s.tokens]
+        if mapping == "default":
+            tidy_arguments(tokens, relations)
         docs.append(Document(
             id=doc_id, text=text, tokens=tokens,
             token_starts=[o for s in sentences for o in s.starts],

@@ -40,6 +40,12 @@ RULES = (
     "sentence_beta",  # ... a first clause directly under the sentence: β = the sentence
     "adverbial_sbar",  # ... in a subordinate clause: β = the whole SBAR, subordinator included
     "phrase_adverbial",  # ... a key phrase that is a whole PP (``on the other hand``) is one too
+    "empty_alpha",  # a coordinator with no word before it in its parent (``( or min )``): α as for an adjunct
+    "complementizer_alpha",  # a coordinator's α opens with its clause's subordinator (``that [X and Y]``)
+    "adjunct_complementizer",  # ... and so does an adjunct's α
+    "conjunct_coordinator",  # an adjunct's α in a coordinated clause opens with its coordinator
+    "subjectless_clause",  # an adjunct's α climbs past an infinitive with no subject (``to dance``)
+    "punct_edges",  # α and β do not start or end with punctuation
 )
 #: Rules in force; the ablation benchmark switches them off one at a time.
 ACTIVE = set(RULES)
@@ -153,6 +159,13 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
     pa_span = (tree.starts[pa], tree.ends[pa])
     beta = [[end, pa_span[1]]] if pa_span[1] > end else []
     alpha = [[pa_span[0], start]] if start > pa_span[0] else []
+    if "empty_alpha" in ACTIVE and not any(_is_word(w) for w in tree.leaves[pa_span[0]:start]):
+        # Only punctuation before the coordinator in its parent (``( or min )``, ``“ But``): no
+        # first conjunct there. After words, the phrase is attached like an adjunct (``English
+        # [as well as French]``); at the sentence's start, α is the previous sentence.
+        if any(_is_word(w) for w in tree.leaves[:pa_span[0]]):
+            return _adjunct_alpha(tree, pa, offset), _shift(beta, offset)
+        alpha = []
     if not alpha and "initial_coordinator" in ACTIVE:
         if "initial_rest_beta" in ACTIVE and not any(_is_word(w) for w in tree.leaves[:start]):
             beta = [[end, tree.ends[0]]]  # pa(n) reaches past the keyword, so the sentence does
@@ -168,7 +181,31 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
         subject = _subject_clause_start(tree, pa)
         if subject is not None:  # a subject precedes its VP, so it starts before α
             alpha = [[subject, start]]
+    if "complementizer_alpha" in ACTIVE and alpha:
+        alpha[0][0] = _subordinator_start(tree, pa, alpha[0][0])
     return _shift(alpha, offset), _shift(beta, offset)
+
+
+def _subordinator_start(tree: ParseTree, pa: int, a0: int) -> int:
+    """``that [X and Y]``: where α starts when the clause it starts with has a subordinator
+    or relative pronoun of its own (the SBAR's words before the clause), which introduces the
+    first conjunct too; else ``a0``."""
+    starts, parents = tree.starts, tree.parents
+    x = pa
+    while parents[x] >= 0 and starts[x] > a0:
+        x = parents[x]
+    while parents[x] >= 0 and starts[parents[x]] == a0:
+        x = parents[x]
+    if starts[x] != a0 or base_label(tree.labels[x]) not in _CLAUSES or parents[x] < 0:
+        return a0
+    up = parents[x]
+    if base_label(tree.labels[up]) == "SBAR" and starts[up] < a0:
+        return starts[up]
+    if a0 > 0:
+        before = tree.leaf_parents[a0 - 1]
+        if parents[before] == up and base_label(tree.labels[before]) == "IN":
+            return a0 - 1
+    return a0
 
 
 def _interjections_only(tree: ParseTree, parent: int, start: int) -> bool:
@@ -268,11 +305,35 @@ def _adjunct_alpha(tree: ParseTree, pa: int, offset: int,
                      and base_label(labels[c]) not in (",", ":")]
             if len(prior) > 1 and base_label(labels[prior[-1]]) in ("CC", "CONJP"):
                 return spans_minus((starts[prior[-1]], ends[node]), holes, offset)
-        if base_label(labels[parent]) in _CLAUSES:
+        if base_label(labels[parent]) in _CLAUSES and not (
+                "subjectless_clause" in ACTIVE and _subjectless(tree, parent)):
             node = parent
             break
         node = parent
-    return spans_minus((starts[node], ends[node]), holes, offset)
+    a0 = starts[node]
+    if "adjunct_complementizer" in ACTIVE:
+        a0 = _subordinator_start(tree, node, a0)
+    if "conjunct_coordinator" in ACTIVE and parents[node] >= 0 and a0 == starts[node]:
+        # ``X , and [when Y , Z]``: the conjunct's coordinator opens α, as ``conjunct_stop`` has it.
+        prior = [c for c in _children(tree, parents[node]) if ends[c] <= starts[node]
+                 and base_label(labels[c]) not in (",", ":")]
+        if len(prior) > 1 and base_label(labels[prior[-1]]) in ("CC", "CONJP"):
+            a0 = starts[prior[-1]]
+    return spans_minus((a0, ends[node]), holes, offset)
+
+
+def _subjectless(tree: ParseTree, clause: int) -> bool:
+    """Whether ``clause`` is an infinitive with no subject (``to dance``): a complement of the
+    clause above it, which the argument takes in; the root never counts."""
+    if tree.parents[clause] < 0 or base_label(tree.labels[clause]) != "S":
+        return False
+    for c in _children(tree, clause):
+        label = base_label(tree.labels[c])
+        if label == "VP":
+            return base_label(tree.labels[tree.leaf_parents[tree.starts[c]]]) == "TO"
+        if label in ("NP", "SBAR") or label in _CLAUSES:
+            return False
+    return False
 
 
 def map_default(tree: ParseTree, pa: int, start: int, end: int, category: str, offset: int,

@@ -19,21 +19,17 @@ per keyword position: ``initial`` when only punctuation precedes the keyword in 
 from __future__ import annotations
 
 import bisect
-import unicodedata
 from collections import defaultdict
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from .annotator import Sentence, build_documents
+from .edges import is_punct
 from .errors import DataFormatError, Errors
 from .gdtb import GdtbDocument
 from .mapping import DEFAULT_MAPPING
 from .taxonomy import UNARY_RELATIONS, category, keywords
 from .trees import read_tree, strip_wrappers
-
-
-def _is_punct(tok: str) -> bool:
-    return all(unicodedata.category(c).startswith("P") or c in "`'" for c in tok)
 
 
 class _PRF:
@@ -133,7 +129,7 @@ def evaluate_mapping(docs: Iterable[GdtbDocument], parser=None, progress=None,
             (save_trees / f"{doc.name}.mrg").write_text(
                 "".join(s.tree.to_string() + "\n" for s in sentences), encoding="utf-8")
         mapped = build_documents([(doc.name, doc.text, sentences)], senses=None, mapping=mapping)[0]
-        punct = {i for i, t in enumerate(mapped.tokens) if _is_punct(t)}
+        punct = {i for i, t in enumerate(mapped.tokens) if is_punct(t)}
         by_key = {tuple(sorted(_tokens(r.key))): r for r in mapped.relations}
         for rel in doc.explicit:
             conn = rel.connective.lower()
