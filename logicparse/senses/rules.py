@@ -16,12 +16,8 @@ from __future__ import annotations
 from typing import Callable
 
 from ..trees import ParseTree
-from .site import _AUX, _INTEND, _PUNCT_TAGS, _TIME_WORDS, _YEAR, Site, base
-
-UNDECIDED = object()  # the rule has nothing to say: a classifier or the lexicon decides
-# A subordinator heading a clause with its own subject and verb is a connective: the classifier
-# picks which sense, but not none (``since I've been back``, ``as the nation industrialized``).
-CONNECTIVE = object()
+from . import clauses
+from .site import _AUX, _PUNCT_TAGS, _TIME_WORDS, _YEAR, CONNECTIVE, UNDECIDED, Site, base
 
 # Words after which a wh-clause or an if-clause is a question ("know when", "ask if").
 _QUESTION_TAKERS = frozenset("""
@@ -45,6 +41,14 @@ reported described pointed explained stated stressed shown put discussed told te
 mentions argued wrote written observed observes notes reviews reviewed illustrates illustrated
 summarized summarizes describes""".split())
 _WH = frozenset({"how", "what", "where", "why", "who", "whom", "which", "whether"})
+# Time words that are adverbs, not heads a relative can follow ("today when I came in").
+_TIME_ADVERBS = frozenset("""today tomorrow yesterday recent early late earlier later past future
+advance half halves""".split())
+# Prepositions whose object a `when` clause is (a free relative: "from when", "than when").
+_FREE_RELATIVE = frozenset({"from", "than", "to", "until", "till", "since"})
+# Verbs of a comment clause that also take an object ("as I recall the high hopes": a time).
+_RECALL_SEE = frozenset("recall recalled remember see saw seen imagine".split())
+_PRONOUNS = frozenset("that this these those it them him her me us you what which".split())
 # After these, `like` is evidential (it seems) or a resemblance (looks like a resort).
 _PERCEPTION = frozenset("""looks look looked seems seem seemed sounds sound sounded feels feel felt
 smells smell smelled tastes taste tasted""".split())
@@ -56,6 +60,9 @@ def _like(s: Site):
         return None  # verb, adjective (native-like), filler, quotative
     if s.prev in ("-", "–") or s.next in (",", "–", "-", "—", ":", "...", "…"):
         return None  # "native - like"; ", like ," filler; "I was like , let 's": quotative
+    if s.start == 0 and s.tag(s.end) in ("RB", "UH", "PRP") or (
+            s.tag(s.start - 1) == "DT" and s.tag(s.end).startswith(("NN", "JJ"))):
+        return None  # a filler: "Like now I 'm confused", "those like TikToks"
     if s.prev in _BE and s.next in ('"', "“"):
         return None  # quotative "was like \"...\"" (a comma or colon after it is caught above)
     if s.prev in _PERCEPTION and (
@@ -66,6 +73,9 @@ def _like(s: Site):
 
 
 def _like_preposition(s: Site):
+    if s.tag(s.start - 1) in ("NNS", "NNPS") and s.next not in _PRONOUNS and (
+            s.tag(s.end).startswith(("NN", "JJ", "CD", "VBG")) or s.next in ("the", "some", "many")):
+        return "example"  # after a plural noun: "fruits like apples", "things like buying offsets"
     if s.tag(s.end).startswith("VB"):
         return None  # a filler before a verb: "I could like post a vlog"
     obj = s.object_words(8)
@@ -80,20 +90,39 @@ def _like_preposition(s: Site):
 
 
 def _when(s: Site):
-    if s.next == "it" and s.word(s.end + 1) in ("comes", "came", "come"):
+    if s.next == "it" and s.word(s.end + 1) in ("comes", "came", "come") and s.word(s.end + 2) == "to":
         return None  # "when it comes to": about
-    if s.start == 0 and s.sentence_ends_with_question() and (s.next in _AUX or s.next == "?"):
-        return None  # "When was this?"
-    if s.prev_content() in _QUESTION_TAKERS or s.prev in _TIME_NOUNS:
-        return None  # embedded question, relative clause
+    if s.sentence_ends_with_question() and (s.next in _AUX or s.next == "?") and (
+            s.start == 0 or s.tag(s.start - 1) in _PUNCT_TAGS or s.prev in ("–", "—", "-")):
+        return None  # "When was this?", "how long – when 's the best time ?"
+    if s.next == "to":
+        return None  # "when to go", "knowing when to invest": an embedded question
+    if s.prev_content() in _QUESTION_TAKERS | _FREE_RELATIVE or s.prev in _TIME_NOUNS:
+        return None  # embedded question, free relative ("from when"), relative clause
+    if s.prev_content() in _BE and not {"as", "than"} & set(s.words[max(0, s.start - 4):s.start]):
+        return None  # a free relative after a copula: "day six was when" (not "as it was when")
+    if s.prev == "like" and s.tag(s.start - 1).startswith("VB"):
+        return None  # "I like when it 's gloomy": the clause is the object
+    if s.prev == "out" and s.word(s.start - 2) in _QUESTION_TAKERS | {"work", "works", "worked"}:
+        return None  # "figure out when", "find out when"
+    if s.prev == "," and _time_head(s.word(s.start - 2)) or _time_head(s.prev):
+        return None  # a relative on a time expression: "until January , when", "the 1920s when"
     clause = s.clause_of(s.start)
     if clause >= 0:
         parent = s.tree.parents[clause]
-        if parent >= 0 and base(s.tree.labels[parent]) == "NP":
-            return None  # relative clause: "the barren time in March when ..."
+        if parent >= 0 and base(s.tree.labels[parent]) == "NP" and any(
+                _time_head(w) for w in s.words[s.tree.starts[parent]:s.start]):
+            return None  # relative clause: "the barren time in March when ..." (a parser may
+            # hang an adverbial clause under any noun phrase: "talking to them when …")
         if parent >= 0 and s.prev == "and" and _has_wh_sister(s, parent):
             return None  # "how severe it is and when it occurs"
     return "temporal"
+
+
+def _time_head(word: str) -> bool:
+    """A noun that a relative `when` can follow: a time noun, a month, a day, a year."""
+    return word in _TIME_NOUNS or (word in _TIME_WORDS and word not in _TIME_ADVERBS) \
+        or bool(_YEAR.match(word))
 
 
 def _has_wh_sister(s: Site, parent: int) -> bool:
@@ -136,13 +165,15 @@ def _since(s: Site):
         return "temporal"  # "has since learned", "since 1989", "ever since"
     if not s.next or s.tag(s.end) in _PUNCT_TAGS:
         return "temporal"  # "we have n't had a show since ."
-    return CONNECTIVE if s.clause() >= 0 else UNDECIDED
+    node = s.clause()
+    return clauses.clause_relation("since", s, node) if node >= 0 else UNDECIDED
 
 
 def _as(s: Site):
     # Equatives and comparisons of degree: "as tall as", "so far as", "such ... as", "the same as".
     before = s.words[max(0, s.start - 4):s.start]
-    if "as" in before[-3:] or "so" in before[-3:-1] or "such" in before or "same" in before:
+    if "as" in before[-3:] or "so" in before[-3:-1] or "such" in before or "same" in before \
+            or s.prev == "insofar":
         return None
     if s.tag(s.end) in ("JJ", "RB") and "as" in s.words[s.end + 1:s.end + 4]:
         return None
@@ -151,18 +182,21 @@ def _as(s: Site):
         return None  # "works as a teacher", "as such", "as always": a role, no relation
     # Comment clauses: "as you know", "as I said", "as your question suggested" (GDTB's
     # Similarity; docs/labelling.md).
-    clause = []
     for i in range(s.end, min(s.end + 5, s.phrase_end())):
         if s.tags[i] in _PUNCT_TAGS:
             break
-        clause.append(s.words[i])
-    if any(w in _SAY_KNOW for w in clause):
-        return "analogy"
+        if s.words[i] in _SAY_KNOW:
+            if s.word(i + 1) == "that" or (s.words[i] in _RECALL_SEE and s.tag(i + 1) == "DT"):
+                break  # the verb has its own object: "as they said that …", "as I recall the hopes"
+            return "analogy"
     node = s.clause()
     if node < 0:
         return UNDECIDED
     if not s.gapped_verb(node):
-        return CONNECTIVE
+        if any(s.words[i] == "as" and s.tag(i + 1) in ("JJ", "RB", "JJR", "RBR")
+               for i in range(max(0, s.start - 6), s.start - 1)):
+            return CONNECTIVE  # an equative's clause: "as brave and calm as a human being could"
+        return clauses.clause_relation("as", s, node)  # "As I was late": causal
     if s.tree.starts[s.tree.parents[node]] < s.start:
         return "adversative"  # "great as our tax burden is": = though it is great
     # "as we are not", "as our founders intended": what the clause leaves out is the other
@@ -175,7 +209,8 @@ def _while(s: Site):
         return None  # "for a while"
     if s.tag(s.end) == "VBG" or s.next in ("at", "in", "on"):
         return "temporal"  # "while being scaled", "while at school"
-    return CONNECTIVE if s.clause() >= 0 else UNDECIDED
+    node = s.clause()
+    return clauses.clause_relation("while", s, node) if node >= 0 else UNDECIDED
 
 
 def _yet(s: Site):
@@ -227,6 +262,7 @@ RULES: dict[str, Callable[[Site], object]] = {
     "like": _like, "when": _when, "if": _if, "then": _then, "since": _since, "as": _as,
     "while": _while, "yet": _yet, "so that": _that_pronoun, "now that": _that_pronoun,
     "no": _no, "after": _after, "just as": _just_as, "just like": _just_like, "in": _in,
+    "but": clauses.but,
 }
 
 

@@ -12,6 +12,11 @@ from dataclasses import dataclass
 
 from ..trees import ParseTree
 
+UNDECIDED = object()  # the rule has nothing to say: a classifier or the lexicon decides
+# A subordinator heading a clause with its own subject and verb is a connective: the classifier
+# picks which sense, but not none (``since I've been back``, ``as the nation industrialized``).
+CONNECTIVE = object()
+
 # Heads of a time expression after `in` ("in 1998", "in the morning", "in two weeks").
 _TIME_WORDS = frozenset("""
 january february march april may june july august september october november december jan feb
@@ -132,20 +137,28 @@ class Site:
                     return node
         return -1
 
-    def gapped_verb(self, clause: int) -> bool:
-        """The clause's verb phrase ends without its complement: an auxiliary with nothing after
-        it but adverbs or a time phrase (``as we are not``, ``as it has for two centuries``), or a
-        verb of intending without its object (``as our founders intended``)."""
+    def verb_group(self, clause: int) -> tuple[list[tuple[str, str]], list[int]]:
+        """The verbs heading the clause's chain of verb phrases, outermost first, as (word, tag),
+        and the nodes after the last of them (its complements and adjuncts)."""
         vp = next(k for k in self.children(clause) if base(self.tree.labels[k]) == "VP")
-        verb = ""
+        verbs = []
         while True:
             kids = self.children(vp)
             if kids and self.tree.labels[kids[0]].startswith(("VB", "MD")):
-                verb, kids = self.words[self.tree.starts[kids[0]]], kids[1:]
+                verbs.append((self.words[self.tree.starts[kids[0]]], base(self.tree.labels[kids[0]])))
+                kids = kids[1:]
             inner = [k for k in kids if base(self.tree.labels[k]) == "VP"]
             if not inner:
-                break
+                return verbs, kids
             vp = inner[-1]
+
+    def gapped_verb(self, clause: int) -> bool:
+        """The clause's verb phrase ends without its complement: an auxiliary with nothing after
+        it but adverbs or a time phrase (``as we are not``, ``as it has for two centuries``, ``as it
+        was this year``), or a
+        verb of intending without its object (``as our founders intended``)."""
+        verbs, kids = self.verb_group(clause)
+        verb = verbs[-1][0] if verbs else ""
         if verb not in _AUX and verb not in _INTEND and verb not in ("been", "done"):
             return False
         for k in kids:
@@ -153,8 +166,8 @@ class Site:
             if label in _PUNCT_TAGS:
                 break  # what follows a comma is an aside: "as we are not, under normal ..."
             words = self.words[self.tree.starts[k]:self.tree.ends[k]]
-            if label in ("RB", "ADVP") or (
-                    label == "PP" and any(w in _TIME_WORDS or _YEAR.match(w) for w in words)):
+            if label in ("RB", "ADVP") or (label in ("PP", "NP") and any(
+                    w in _TIME_WORDS or w in ("yr", "yr.") or _YEAR.match(w) for w in words)):
                 continue
             return False
         return True
