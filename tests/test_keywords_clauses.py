@@ -134,3 +134,24 @@ def test_when_time_clauses(tree, expected):
 ])
 def test_like_examples_and_fillers(tree, expected):
     check(tree, "like", expected)
+
+
+@pytest.mark.parametrize("tree,keyword,expected", [
+    # at the same time: together in time, unless it opens a sentence before a comma ("also")
+    ("(S (NP (PRP They)) (VP (VBD said) (NP (PRP it)) (PP (IN at) (NP (DT the) (JJ same) (NN time)))) (. .))",
+     "at the same time", "temporal"),
+    ("(S (PP (IN At) (NP (DT the) (JJ same) (NN time))) (, ,) (NP (PRP it)) (VP (VBZ helps)) (. .))",
+     "at the same time", UNDECIDED),
+    # as well as before a clause with its own subject: an equative
+    ("(S (NP (PRP We)) (VP (VBD did) (RB n't) (VP (VB play) (ADVP (RB as) (RB well) (SBAR (IN as) (S (NP (PRP we))"
+     " (VP (VBD hoped))))))) (. .))", "as well as", None),
+    ("(S (NP (PRP It)) (VP (MD can) (VP (VB write) (CONJP (RB as) (RB well) (IN as)) (VB read))) (. .))",
+     "as well as", UNDECIDED),
+    # thereby before a preposition: "by it", no relation; before a verb: the lexicon (causal)
+    ("(S (NP (DT the) (NN authority) (ADVP (RB thereby)) (PP (IN in) (NP (PRP me))) (VBN vested)))",
+     "thereby", None),
+    ("(S (NP (PRP It)) (VP (VBD grew) (, ,) (S (ADVP (RB thereby)) (VP (VBG raising) (NP (NNS prices))))))",
+     "thereby", UNDECIDED),
+])
+def test_phrases_the_guide_settles(tree, keyword, expected):
+    check(tree, keyword, expected)

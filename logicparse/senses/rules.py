@@ -249,6 +249,23 @@ def _just_like(s: Site):
     return UNDECIDED
 
 
+def _same_time(s: Site):
+    if (s.start == 0 or s.prev in ("but", "yet", "and")) and s.next == ",":
+        return UNDECIDED  # "At the same time , …" opening a sentence: "also" (the lexicon)
+    return "temporal"  # "do two tasks at the same time", "and at the same time offers": together
+
+
+def _as_well_as(s: Site):
+    if s.tag(s.end) in ("PRP", "EX") and any(s.tag(i).startswith(("VB", "MD"))
+                                             for i in range(s.end + 1, s.end + 3)):
+        return None  # "play as well as we thought we would": an equative, not "and also"
+    return UNDECIDED
+
+
+def _thereby(s: Site):
+    return None if s.tag(s.end) in ("IN", "TO") else UNDECIDED  # "thereby in me vested": by it
+
+
 def _in(s: Site):
     if s.tag(s.start) in ("RP", "RB"):
         return None  # particle ("coming in")
@@ -262,7 +279,8 @@ RULES: dict[str, Callable[[Site], object]] = {
     "like": _like, "when": _when, "if": _if, "then": _then, "since": _since, "as": _as,
     "while": _while, "yet": _yet, "so that": _that_pronoun, "now that": _that_pronoun,
     "no": _no, "after": _after, "just as": _just_as, "just like": _just_like, "in": _in,
-    "but": clauses.but,
+    "but": clauses.but, "at the same time": _same_time, "as well as": _as_well_as,
+    "thereby": _thereby,
 }
 
 
