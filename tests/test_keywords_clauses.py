@@ -131,6 +131,12 @@ def test_when_time_clauses(tree, expected):
     ("(S (PP (IN Like) (ADVP (RB now))) (NP (PRP I)) (VP (VBP am) (ADJP (JJ confused))) (. .))", None),
     ("(S (NP (PRP I)) (VP (VBD saw) (NP (DT those) (IN like) (NNS videos))) (. .))", None),
     ("(S (PP (IN Like) (NP (JJS most) (NNS adults))) (, ,) (NP (PRP he)) (VP (VBD forgot)) (. .))", "analogy"),
+    # before a clause (= I mean) or a number (an approximator): none; "like I said": a comment
+    ("(S (NP (PRP I)) (VP (VBP do) (RB n't) (VP (VB know))) (, ,) (SBAR (IN like) (S (NP (PRP I)) (VP (VBD washed)"
+     " (NP (PRP them))))) (. .))", None),
+    ("(S (NP (PRP We)) (VP (VBD drove) (PP (IN for) (PP (IN like) (NP (CD 40) (NNS minutes))))) (. .))", None),
+    ("(S (SBAR (IN Like) (S (NP (PRP I)) (VP (VBD said)))) (, ,) (NP (PRP it)) (VP (VBZ works)) (. .))", "analogy"),
+    ("(S (NP (NP (NNS numbers)) (PP (IN like) (NP (CD 5)))) (VP (VBP count)))", "example"),
 ])
 def test_like_examples_and_fillers(tree, expected):
     check(tree, "like", expected)

@@ -48,6 +48,7 @@ advance half halves""".split())
 _FREE_RELATIVE = frozenset({"from", "than", "to", "until", "till", "since"})
 # Verbs of a comment clause that also take an object ("as I recall the high hopes": a time).
 _RECALL_SEE = frozenset("recall recalled remember see saw seen imagine".split())
+_SUBJECTS = frozenset("i we you he she they it there".split())
 _PRONOUNS = frozenset("that this these those it them him her me us you what which".split())
 # After these, `like` is evidential (it seems) or a resemblance (looks like a resort).
 _PERCEPTION = frozenset("""looks look looked seems seem seemed sounds sound sounded feels feel felt
@@ -60,9 +61,15 @@ def _like(s: Site):
         return None  # verb, adjective (native-like), filler, quotative
     if s.prev in ("-", "–") or s.next in (",", "–", "-", "—", ":", "...", "…"):
         return None  # "native - like"; ", like ," filler; "I was like , let 's": quotative
+    if s.next in _SUBJECTS and s.word(s.end + 1) in _SAY_KNOW:
+        return "analogy"  # a comment clause: "like I said", "like you know"
     if s.start == 0 and s.tag(s.end) in ("RB", "UH", "PRP") or (
             s.tag(s.start - 1) == "DT" and s.tag(s.end).startswith(("NN", "JJ"))):
         return None  # a filler: "Like now I 'm confused", "those like TikToks"
+    if s.next in _SUBJECTS and s.tag(s.end + 1).startswith(("VB", "MD")):
+        return None  # before a clause: "like I washed my brushes", "like we 're ready" = I mean
+    if s.tag(s.end) == "CD" and not s.tag(s.start - 1).startswith("NN"):
+        return None  # an approximator: "for like 40 minutes", "more like fifteen years"
     if s.prev in _BE and s.next in ('"', "“"):
         return None  # quotative "was like \"...\"" (a comma or colon after it is caught above)
     if s.prev in _PERCEPTION and (
