@@ -161,3 +161,10 @@ def test_like_examples_and_fillers(tree, expected):
 ])
 def test_phrases_the_guide_settles(tree, keyword, expected):
     check(tree, keyword, expected)
+
+
+def test_yet_between_two_adjectives_is_a_concession():
+    check("(S (NP (PRP It)) (VP (VBZ has) (NP (ADJP (JJ simple) (CC yet) (JJ delicious)) (NN food))) (. .))",
+          "yet", "adversative")
+    check("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC yet) (S (NP (PRP it)) (VP (VBZ works))))",
+          "yet", "comparative")

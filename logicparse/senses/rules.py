@@ -221,6 +221,8 @@ def _while(s: Site):
 
 
 def _yet(s: Site):
+    if clauses.two_properties(s):
+        return "adversative"  # "simple yet delicious", "possible ( yet extremely unlikely )"
     if s.prev in ("and", "but") or s.key_tag == "CC":
         return "comparative"
     if s.prev in _NEG or (s.start > 0 and (not s.next or s.tag(s.end) in _PUNCT_TAGS)):
