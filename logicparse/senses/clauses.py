@@ -12,8 +12,9 @@ Two questions the lexicon cannot answer and the encoder answers poorly (docs/sen
   correction: comparative), ``not only X but also Y`` (conjunction), ``small but nice`` (two
   properties of one thing, the second holding despite the first: adversative), ``all but``,
   ``nothing but``, ``is but a step`` (= except, only: none), ``But –`` with nothing after it
-  (none). Clausal ``but`` (``X, but Y``) is undecided here: its relation is the lexicon's or a
-  classifier's.
+  (none). Nothing on the surface of two clauses joined by ``but`` tells contrast from
+  concession (docs/senses.md); there the rule takes the majority of GDTB's train documents,
+  concession, and leaves coordinated verb phrases (``came but left``) to the lexicon.
 
 Each function returns a relation, ``None`` or :data:`~logicparse.senses.site.UNDECIDED`, like
 the rules in ``rules.py``; the conventions are those of docs/labelling.md.
@@ -103,8 +104,8 @@ def but(s: Site):
     if two_properties(s):
         return "adversative"  # "small but nice", "sweet but balanced": nice despite small
     if coordinates in ("S", "SINV", "SQ", "FRAG") or all(w in _OPENERS for w in before):
-        # Two clauses, or a sentence opened by `but`: GDTB's train documents make 4 in 7 of them
-        # concessions (Arg2-as-denier, the lexicon's contrast the rest).
+        # Two clauses, or a sentence opened by `but`: GDTB's train documents make about two in
+        # three of them concessions, the rest contrasts (the lexicon's relation).
         return "adversative"
     return UNDECIDED
 
