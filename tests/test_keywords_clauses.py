@@ -38,8 +38,11 @@ LATE = "(S (SBAR (IN {kw}) (S (NP (PRP I)) (VP ({tag} {verb}) {rest}))) (, ,) (N
     # since + a past state is a time as often as a reason ("since I was young")
     ("Since", "VBD", "was", "(ADJP (JJ young))", CONNECTIVE),
     ("Since", "VBD", "left", "(NP (NNP Rome))", CONNECTIVE),
-    # while + a state with an adjective or a modal: a concession; + a noun phrase: the classifier
-    ("While", "VBP", "am", "(ADJP (JJ late))", "adversative"),
+    # while + a modal, or a negated adjective or one with its own clause: a concession; a plain
+    # adjective ("while it is warm": a time) or a noun phrase: the classifier
+    ("While", "VBP", "am", "(ADJP (JJ late))", CONNECTIVE),
+    ("While", "VBP", "am", "(RB not) (ADJP (JJ late))", "adversative"),
+    ("While", "VBP", "am", "(ADJP (JJ unlikely) (S (VP (TO to) (VP (VB win)))))", "adversative"),
     ("While", "MD", "may", "(VP (VB be) (ADJP (JJ late)))", "adversative"),
     ("While", "VBP", "have", "(NP (DT no) (NN car))", CONNECTIVE),
     ("While", "VBD", "slept", "", CONNECTIVE),

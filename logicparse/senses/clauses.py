@@ -61,8 +61,16 @@ def clause_relation(keyword: str, s: Site, clause: int):
     """The relation of ``as``/``since``/``while`` heading ``clause`` when the clause's verb says
     it (a stative clause gives a reason or a concession); otherwise undecided (the classifier
     picks among the connective's relations)."""
-    if keyword == "while":  # "while it is true that": a concession; "while his mother has …" a contrast
-        return "adversative" if stative(s, clause, predicates=("ADJP",)) else CONNECTIVE
+    if keyword == "while":
+        # A concession: "while you may not succeed", "while it is not cold", "while you are
+        # unlikely to offend"; but "while it is warm" is a time, "while his mother has …" a contrast.
+        verbs, rest = s.verb_group(clause)
+        words = set(s.words[s.tree.starts[clause]:s.tree.ends[clause]])
+        conceded = any(tag == "MD" for _, tag in verbs) or (
+            stative(s, clause, predicates=("ADJP",)) and (bool(_NOT & words) or any(
+                base(s.tree.labels[k]) == "ADJP" and any(
+                    base(s.tree.labels[c]) in ("S", "SBAR") for c in s.children(k)) for k in rest)))
+        return "adversative" if conceded else CONNECTIVE
     if stative(s, clause, present=keyword == "since"):
         return "causal"
     return CONNECTIVE
