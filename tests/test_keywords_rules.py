@@ -424,7 +424,7 @@ AS = [
     ("(S (NP (PRP We)) (VP (VBD stayed) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD had) (VP (VBN rained)))))))",
      0, CONNECTIVE),
     ("(S (NP (PRP They)) (VP (VBD left) (, ,) (SBAR (IN as) (S (NP (PRP we)) (VP (VBP are) (RB not) "
-     "(ADJP (JJ happy)))))))", 0, CONNECTIVE),
+     "(ADJP (JJ happy)))))))", 0, "causal"),  # a state: a reason
     ("(S (SBAR (IN As) (S (ADVP (RB previously)) (VP (VBN mentioned)))) (, ,) (NP (PRP it)) (VP (VBD rained)))",
      0, "analogy"),
     ("(S (NP (PRP I)) (VP (VBP know) (SBAR (S (NP (PRP it)) (VP (VBD rained) (SBAR (IN as) (S (NP (PRP we)) "

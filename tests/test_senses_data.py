@@ -128,3 +128,33 @@ def test_since_heading_a_time_expression_is_relabelled_temporal():
         ("since it r", "causal"), ("since 2005", "temporal")]
     assert [a.label for a in out if a.keyword == "as"] == [a.label for a in anns if a.keyword == "as"]
     assert relabel_since(gdtb_annotations(read_gdtb(GDTB, "train"), ["since"], "x"))[1] == 0
+
+
+def test_a_later_label_of_the_same_occurrence_replaces_the_earlier():
+    """`senses train --annotations gdtb_train.jsonl --annotations keywords_train.jsonl`: where the
+    hand-labelled set relabels an occurrence GDTB also labels, the model trains on the hand label,
+    once; other occurrences (another span in the same sentence) stay."""
+    from logicparse.senses.data import merge_annotations
+
+    text = "As it was late , as you know , we left ."
+    gdtb = [Annotation("as", text, 0, 2, "temporal", "gdtb:train"),
+            Annotation("as", text, 17, 19, "causal", "gdtb:train")]
+    hand = [Annotation("as", text, 17, 19, "analogy", "hand:gdtb-train")]
+    merged = merge_annotations(gdtb + hand)
+    assert [(a.char_start, a.label, a.source) for a in merged] == [
+        (0, "temporal", "gdtb:train"), (17, "analogy", "hand:gdtb-train")]
+    assert [(a.char_start, a.label) for a in merge_annotations(hand + gdtb)] == [(17, "causal"), (0, "temporal")]
+
+
+def test_keywords_train_set_is_from_train_documents_only():
+    """The hand-labelled training set of the keyword decisions holds no sentence of the keyword
+    dev set or of the rules' blind check, and comes from GDTB train documents only."""
+    train = read_annotations([ANNOTATIONS_DIR / "keywords_train.jsonl"])
+    dev = read_annotations([ANNOTATIONS_DIR / "keywords_dev.jsonl",
+                            ANNOTATIONS_DIR / "keywords_rules_test.jsonl"])
+    assert not {a.text for a in train} & {a.text for a in dev}
+    dev_docs = {a.doc for a in read_annotations([ANNOTATIONS_DIR / "keywords_dev.jsonl"])}
+    assert not {a.doc for a in train} & dev_docs
+    assert {a.keyword for a in train} == {"but", "however", "yet", "while", "as", "since", "when",
+                                          "like"}
+    assert all(a.tree for a in train)

@@ -28,11 +28,15 @@ def evaluate(
                                "directory."),
     trees: str = typer.Option("stored", help="'stored': the trees in the data file (treebank "
                               "trees); 'parser': parse each sentence with --parser, as the "
-                              "Annotator does."),
+                              "Annotator does; or a file written by --save-trees (one tree per "
+                              "line, in the data file's order: parse once, evaluate again)."),
     parser: str = typer.Option("default", help="Parser for --trees parser."),
     device: str = typer.Option("cpu"),
     errors_out: Optional[Path] = typer.Option(None, "--errors", help="Write the wrongly decided "
                                               "occurrences to this JSONL file."),
+    save_trees: Optional[Path] = typer.Option(None, "--save-trees", help="Write the trees the "
+                                              "decisions read (one per line) to this file, for "
+                                              "--trees FILE."),
 ) -> None:
     """Accuracy, precision of the emitted relations and recall, overall and per keyword, with the
     lexicon baseline (every keyword always its first relation) beside them. Per-keyword lines go
@@ -43,20 +47,23 @@ def evaluate(
     from ..senses.scoring import decide_annotations, errors, score
     from ..trees import read_tree
 
-    if trees not in ("stored", "parser"):
-        raise LogicparseError(Errors.E214.format(value=trees))
     anns = read_annotations([data])
     if trees == "parser":
         from ..parser import load_parser
 
         p = load_parser(parser, device=device)
-        sentences = [a.text.split(" ") for a in anns]
-        parsed = list(p.parse(sentences))
-    else:
+        parsed = list(p.parse([a.text.split(" ") for a in anns]))
+    elif trees == "stored":
         missing = [i + 1 for i, a in enumerate(anns) if not a.tree]
         if missing:
             raise LogicparseError(Errors.E215.format(path=data, lines=missing[:5]))
         parsed = [read_tree(a.tree) for a in anns]
+    elif Path(trees).is_file():
+        parsed = _read_saved(Path(trees), data, anns)
+    else:
+        raise LogicparseError(Errors.E214.format(value=trees))
+    if save_trees:
+        save_trees.write_text("".join(t.to_string() + "\n" for t in parsed), encoding="utf-8")
     model = load_senses(senses, device=device)
     decisions = decide_annotations(model, anns, parsed)
     result = score(anns, decisions)
@@ -93,6 +100,25 @@ def build_tmp(
     _say(f"{out}: {n} occurrences; " + ", ".join(f"{k} {lab}={c}" for (k, lab), c in sorted(counts.items())))
     typer.echo(json.dumps({"out": str(out), "n": n,
                            "labels": {f"{k}:{lab}": c for (k, lab), c in sorted(counts.items())}}))
+
+
+def _read_saved(path: Path, data: Path, anns) -> list:
+    """Trees from a --save-trees file, checked against the occurrences they belong to."""
+    from ..errors import Errors, LogicparseError
+    from ..trees import read_tree
+
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if len(lines) != len(anns):
+        raise LogicparseError(Errors.E218.format(
+            path=path, data=data, reason=f"{len(lines)} trees for {len(anns)} occurrences"))
+    out = []
+    for n, (line, a) in enumerate(zip(lines, anns), 1):
+        tree = read_tree(line)
+        if tree.leaves != a.text.split(" "):
+            raise LogicparseError(Errors.E218.format(
+                path=path, data=data, reason=f"tree {n} is not over the words of occurrence {n}"))
+        out.append(tree)
+    return out
 
 
 def _f(x) -> str:

@@ -74,7 +74,8 @@ def build_annotations(
 def train(
     annotations: List[Path] = typer.Option(
         [ANNOTATIONS_DIR / "gdtb_train.jsonl", ANNOTATIONS_DIR / "hand.jsonl"],
-        help="Annotation JSONL files (repeat the option). Never the dev split."),
+        help="Annotation JSONL files (repeat the option). Never the dev split. An occurrence "
+        "labelled in several files takes its label from the last."),
     keywords: str = typer.Option(BUNDLED_KEYWORDS, help="Comma-separated keywords to model "
                                  "(default: the bundled set)."),
     encoder: str = typer.Option("default", help="'default' (all-MiniLM-L6-v2, offline), a local "
@@ -88,10 +89,10 @@ def train(
 ) -> None:
     """Train one SVM per keyword; layer, pooling, kernel and C by cross-validation."""
     from ..senses.classifier import get_encoder
-    from ..senses.data import read_annotations
+    from ..senses.data import merge_annotations, read_annotations
     from ..senses.train import train_models
 
-    anns = read_annotations([p for p in annotations])
+    anns = merge_annotations(read_annotations([p for p in annotations]))
     meta = train_models(anns, get_encoder(encoder, device), _keywords(keywords), out, folds=folds,
                         repeats=repeats, window=window or None, progress=sys.stderr.isatty(), say=_say)
     typer.echo(json.dumps({"out": str(out), "cv_accuracy": {k: v["cv_accuracy"] for k, v in

@@ -241,6 +241,16 @@ def read_annotations(paths: Iterable[Path]) -> list[Annotation]:
     return out
 
 
+def merge_annotations(annotations: Iterable[Annotation]) -> list[Annotation]:
+    """One annotation per occurrence (keyword, sentence, span): a later one replaces an earlier,
+    so that a hand label given after GDTB's (``--annotations gdtb_train.jsonl --annotations
+    keywords_train.jsonl``) is the one trained on. Order of first appearance is kept."""
+    out: dict[tuple, Annotation] = {}
+    for a in annotations:
+        out[(a.keyword, a.text, a.char_start, a.char_end)] = a
+    return list(out.values())
+
+
 def _check(a: Annotation) -> Optional[str]:
     if a.label not in LABELS:
         return f"label {a.label!r} is not one of {list(LABELS)}"

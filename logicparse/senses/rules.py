@@ -9,23 +9,15 @@ relation), ``as`` heading a noun phrase (``works as a teacher``) or in an equati
 relation, ``None`` (not a connective here), or :data:`UNDECIDED`, which leaves the occurrence to a
 sense classifier or the keyword's lexicon sense. The conventions are those of the project's
 labelling guide (docs/labelling.md); docs/senses.md lists each rule's measured accuracy.
-
-Labels are read without function tags (``PP-TMP`` is ``PP``) so that rules behave alike on
-treebank trees and on the bundled parser's, which has none.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import Callable
 
 from ..trees import ParseTree
-
-UNDECIDED = object()  # the rule has nothing to say: a classifier or the lexicon decides
-# A subordinator heading a clause with its own subject and verb is a connective: the classifier
-# picks which sense, but not none (``since I've been back``, ``as the nation industrialized``).
-CONNECTIVE = object()
+from . import clauses
+from .site import _AUX, _PUNCT_TAGS, _TIME_WORDS, _YEAR, CONNECTIVE, UNDECIDED, Site, base
 
 # Words after which a wh-clause or an if-clause is a question ("know when", "ask if").
 _QUESTION_TAKERS = frozenset("""
@@ -41,24 +33,7 @@ time times day days moment moments year years period periods point age ages era 
 morning mornings week weeks month months season seasons occasion occasions hour hours minute
 minutes decade decades century centuries instance instances case cases stage stages date
 """.split())
-# Heads of a time expression after `in` ("in 1998", "in the morning", "in two weeks").
-_TIME_WORDS = frozenset("""
-january february march april may june july august september october november december jan feb
-mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday
-sunday morning mornings afternoon afternoons evening evenings night nights day days daytime
-week weeks weekend weekends month months year years decade decades century centuries
-millennium hour hours minute minutes second seconds moment moments time times past future
-meantime interim era eras age ages period periods quarter quarters semester term season
-seasons summer summers winter winters spring autumn fall childhood youth adolescence
-infancy adulthood lifetime beginning end ending dawn dusk half halves advance
-midnight noon today tomorrow yesterday recent early late earlier later
-""".split())
-_YEAR = re.compile(r"^(mid-|early-|late-)?(1[0-9]|20)\d\d(s|'s)?$|^'\d0s$|^\d0s$|^\d{1,2}(st|nd|rd|th)$")
-# A PP's object ends before the first of these (a nested PP, a relative clause, a verb).
-_OBJECT_END = ("IN", "TO", "WDT", "WP", "WRB", ",", ":", ".", "VB", "MD", "CC", "-LRB-")
 _BE = frozenset("be am is are was were been being 's 're 'm".split())
-_AUX = frozenset("""is are was were do does did will would can could shall should may might must
-has have had 's 're 'm 'll""".split())
 _NEG = frozenset({"not", "n't", "never", "no"})
 _SAY_KNOW = frozenset("""know knows knew known said say says saying recall recalls recalled
 remember mentioned noted note suggested suggests imagine imagined see saw seen expected expect
@@ -66,141 +41,18 @@ reported described pointed explained stated stressed shown put discussed told te
 mentions argued wrote written observed observes notes reviews reviewed illustrates illustrated
 summarized summarizes describes""".split())
 _WH = frozenset({"how", "what", "where", "why", "who", "whom", "which", "whether"})
-# Verbs whose object a comment or manner clause leaves out: "as our founders intended".
-_INTEND = frozenset("""intended intends intend planned plans plan promised promises hoped hopes
-wished wanted wants agreed agrees proposed proposes predicted predicts feared requested requires
-required demanded directed instructed prescribed envisioned envisaged anticipated""".split())
+# Time words that are adverbs, not heads a relative can follow ("today when I came in").
+_TIME_ADVERBS = frozenset("""today tomorrow yesterday recent early late earlier later past future
+advance half halves""".split())
+# Prepositions whose object a `when` clause is (a free relative: "from when", "than when").
+_FREE_RELATIVE = frozenset({"from", "than", "to", "until", "till", "since"})
+# Verbs of a comment clause that also take an object ("as I recall the high hopes": a time).
+_RECALL_SEE = frozenset("recall recalled remember see saw seen imagine".split())
+_SUBJECTS = frozenset("i we you he she they it there".split())
+_PRONOUNS = frozenset("that this these those it them him her me us you what which".split())
 # After these, `like` is evidential (it seems) or a resemblance (looks like a resort).
 _PERCEPTION = frozenset("""looks look looked seems seem seemed sounds sound sounded feels feel felt
 smells smell smelled tastes taste tasted""".split())
-_PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-"})
-
-
-def base(label: str) -> str:
-    """``PP-TMP`` -> ``PP``; ``-LRB-`` and ``-NONE-`` stay."""
-    if label.startswith("-"):
-        return label
-    return label.split("-")[0].split("=")[0]
-
-
-@dataclass
-class Site:
-    """One keyword occurrence in its tree: tokens [start, end) and their surroundings."""
-
-    tree: ParseTree
-    start: int
-    end: int
-
-    def __post_init__(self):
-        self.words = [w.lower() for w in self.tree.leaves]
-        self.tags = [base(self.tree.labels[p]) for p in self.tree.leaf_parents]
-
-    def word(self, i: int) -> str:
-        return self.words[i] if 0 <= i < len(self.words) else ""
-
-    def tag(self, i: int) -> str:
-        return self.tags[i] if 0 <= i < len(self.tags) else ""
-
-    @property
-    def prev(self) -> str:
-        return self.word(self.start - 1)
-
-    @property
-    def next(self) -> str:
-        return self.word(self.end)
-
-    def prev_content(self, skip=("not", "n't", "even", "just", "really")) -> str:
-        """The word before the keyword, skipping negation and focus adverbs."""
-        i = self.start - 1
-        while self.word(i) in skip:  # "" before the first word stops the walk
-            i -= 1
-        return self.word(i)
-
-    @property
-    def key_tag(self) -> str:
-        return self.tags[self.end - 1]
-
-    def parent_label(self, token: int) -> str:
-        p = self.tree.parents[self.tree.leaf_parents[token]]
-        return base(self.tree.labels[p]) if p >= 0 else ""
-
-    def clause_of(self, token: int) -> int:
-        """The lowest SBAR (or PP) node the token's preterminal sits in, -1 if none."""
-        node = self.tree.parents[self.tree.leaf_parents[token]]
-        while node >= 0 and base(self.tree.labels[node]) not in ("SBAR", "PP"):
-            node = self.tree.parents[node]
-        return node
-
-    def object_words(self, limit: int) -> list[str]:
-        """The noun phrase after a preposition: the words up to a nested PP, clause or verb,
-        inside the phrase the keyword heads, at most ``limit`` of them."""
-        out = []
-        for i in range(self.end, min(self.end + limit, self._parent_end())):
-            if self.tags[i].startswith(_OBJECT_END):
-                break
-            out.append(self.words[i])
-        return out
-
-    def _parent_end(self) -> int:
-        p = self.tree.parents[self.tree.leaf_parents[self.end - 1]]
-        if p >= 0 and self.tree.starts[p] == self.start and self.tree.ends[p] > self.end:
-            return self.tree.ends[p]
-        return len(self.words)
-
-    def phrase_end(self) -> int:
-        """One past the last token of the phrase the keyword heads (its parent node), or of the
-        noun phrase after it when the parent is no phrase of its own."""
-        p = self.tree.parents[self.tree.leaf_parents[self.end - 1]]
-        if p >= 0 and base(self.tree.labels[p]) in ("PP", "SBAR") and self.tree.starts[p] == self.start:
-            return self.tree.ends[p]
-        return self.end + len(self.object_words(8))
-
-    def children(self, node: int) -> list[int]:
-        return [n for n, parent in enumerate(self.tree.parents) if parent == node]
-
-    def clause(self) -> int:
-        """The clause the keyword introduces as a subordinator: an S after it under the same
-        SBAR, with a subject and a verb phrase; -1 if there is none."""
-        pre = self.tree.leaf_parents[self.end - 1]
-        sbar = self.tree.parents[pre]
-        if sbar < 0 or base(self.tree.labels[sbar]) != "SBAR":
-            return -1
-        for node in self.children(sbar):
-            if node > pre and base(self.tree.labels[node]) == "S":
-                labels = [base(self.tree.labels[k]) for k in self.children(node)]
-                if "VP" in labels and "NP" in labels:
-                    return node
-        return -1
-
-    def gapped_verb(self, clause: int) -> bool:
-        """The clause's verb phrase ends without its complement: an auxiliary with nothing after
-        it but adverbs or a time phrase (``as we are not``, ``as it has for two centuries``), or a
-        verb of intending without its object (``as our founders intended``)."""
-        vp = next(k for k in self.children(clause) if base(self.tree.labels[k]) == "VP")
-        verb = ""
-        while True:
-            kids = self.children(vp)
-            if kids and self.tree.labels[kids[0]].startswith(("VB", "MD")):
-                verb, kids = self.words[self.tree.starts[kids[0]]], kids[1:]
-            inner = [k for k in kids if base(self.tree.labels[k]) == "VP"]
-            if not inner:
-                break
-            vp = inner[-1]
-        if verb not in _AUX and verb not in _INTEND and verb not in ("been", "done"):
-            return False
-        for k in kids:
-            label = base(self.tree.labels[k])
-            if label in _PUNCT_TAGS:
-                break  # what follows a comma is an aside: "as we are not, under normal ..."
-            words = self.words[self.tree.starts[k]:self.tree.ends[k]]
-            if label in ("RB", "ADVP") or (
-                    label == "PP" and any(w in _TIME_WORDS or _YEAR.match(w) for w in words)):
-                continue
-            return False
-        return True
-
-    def sentence_ends_with_question(self) -> bool:
-        return "?" in self.words[-2:]
 
 
 def _like(s: Site):
@@ -209,6 +61,15 @@ def _like(s: Site):
         return None  # verb, adjective (native-like), filler, quotative
     if s.prev in ("-", "–") or s.next in (",", "–", "-", "—", ":", "...", "…"):
         return None  # "native - like"; ", like ," filler; "I was like , let 's": quotative
+    if s.next in _SUBJECTS and s.word(s.end + 1) in _SAY_KNOW:
+        return "analogy"  # a comment clause: "like I said", "like you know"
+    if s.start == 0 and s.tag(s.end) in ("RB", "UH", "PRP") or (
+            s.tag(s.start - 1) == "DT" and s.tag(s.end).startswith(("NN", "JJ"))):
+        return None  # a filler: "Like now I 'm confused", "those like TikToks"
+    if s.next in _SUBJECTS and s.tag(s.end + 1).startswith(("VB", "MD")):
+        return None  # before a clause: "like I washed my brushes", "like we 're ready" = I mean
+    if s.tag(s.end) == "CD" and not s.tag(s.start - 1).startswith("NN"):
+        return None  # an approximator: "for like 40 minutes", "more like fifteen years"
     if s.prev in _BE and s.next in ('"', "“"):
         return None  # quotative "was like \"...\"" (a comma or colon after it is caught above)
     if s.prev in _PERCEPTION and (
@@ -219,6 +80,9 @@ def _like(s: Site):
 
 
 def _like_preposition(s: Site):
+    if s.tag(s.start - 1) in ("NNS", "NNPS") and s.next not in _PRONOUNS and (
+            s.tag(s.end).startswith(("NN", "JJ", "CD", "VBG")) or s.next in ("the", "some", "many")):
+        return "example"  # after a plural noun: "fruits like apples", "things like buying offsets"
     if s.tag(s.end).startswith("VB"):
         return None  # a filler before a verb: "I could like post a vlog"
     obj = s.object_words(8)
@@ -233,20 +97,39 @@ def _like_preposition(s: Site):
 
 
 def _when(s: Site):
-    if s.next == "it" and s.word(s.end + 1) in ("comes", "came", "come"):
+    if s.next == "it" and s.word(s.end + 1) in ("comes", "came", "come") and s.word(s.end + 2) == "to":
         return None  # "when it comes to": about
-    if s.start == 0 and s.sentence_ends_with_question() and (s.next in _AUX or s.next == "?"):
-        return None  # "When was this?"
-    if s.prev_content() in _QUESTION_TAKERS or s.prev in _TIME_NOUNS:
-        return None  # embedded question, relative clause
+    if s.sentence_ends_with_question() and (s.next in _AUX or s.next == "?") and (
+            s.start == 0 or s.tag(s.start - 1) in _PUNCT_TAGS or s.prev in ("–", "—", "-")):
+        return None  # "When was this?", "how long – when 's the best time ?"
+    if s.next == "to":
+        return None  # "when to go", "knowing when to invest": an embedded question
+    if s.prev_content() in _QUESTION_TAKERS | _FREE_RELATIVE or s.prev in _TIME_NOUNS:
+        return None  # embedded question, free relative ("from when"), relative clause
+    if s.prev_content() in _BE and not {"as", "than"} & set(s.words[max(0, s.start - 4):s.start]):
+        return None  # a free relative after a copula: "day six was when" (not "as it was when")
+    if s.prev == "like" and s.tag(s.start - 1).startswith("VB"):
+        return None  # "I like when it 's gloomy": the clause is the object
+    if s.prev == "out" and s.word(s.start - 2) in _QUESTION_TAKERS | {"work", "works", "worked"}:
+        return None  # "figure out when", "find out when"
+    if s.prev == "," and _time_head(s.word(s.start - 2)) or _time_head(s.prev):
+        return None  # a relative on a time expression: "until January , when", "the 1920s when"
     clause = s.clause_of(s.start)
     if clause >= 0:
         parent = s.tree.parents[clause]
-        if parent >= 0 and base(s.tree.labels[parent]) == "NP":
-            return None  # relative clause: "the barren time in March when ..."
+        if parent >= 0 and base(s.tree.labels[parent]) == "NP" and any(
+                _time_head(w) for w in s.words[s.tree.starts[parent]:s.start]):
+            return None  # relative clause: "the barren time in March when ..." (a parser may
+            # hang an adverbial clause under any noun phrase: "talking to them when …")
         if parent >= 0 and s.prev == "and" and _has_wh_sister(s, parent):
             return None  # "how severe it is and when it occurs"
     return "temporal"
+
+
+def _time_head(word: str) -> bool:
+    """A noun that a relative `when` can follow: a time noun, a month, a day, a year."""
+    return word in _TIME_NOUNS or (word in _TIME_WORDS and word not in _TIME_ADVERBS) \
+        or bool(_YEAR.match(word))
 
 
 def _has_wh_sister(s: Site, parent: int) -> bool:
@@ -289,13 +172,15 @@ def _since(s: Site):
         return "temporal"  # "has since learned", "since 1989", "ever since"
     if not s.next or s.tag(s.end) in _PUNCT_TAGS:
         return "temporal"  # "we have n't had a show since ."
-    return CONNECTIVE if s.clause() >= 0 else UNDECIDED
+    node = s.clause()
+    return clauses.clause_relation("since", s, node) if node >= 0 else UNDECIDED
 
 
 def _as(s: Site):
     # Equatives and comparisons of degree: "as tall as", "so far as", "such ... as", "the same as".
     before = s.words[max(0, s.start - 4):s.start]
-    if "as" in before[-3:] or "so" in before[-3:-1] or "such" in before or "same" in before:
+    if "as" in before[-3:] or "so" in before[-3:-1] or "such" in before or "same" in before \
+            or s.prev == "insofar":
         return None
     if s.tag(s.end) in ("JJ", "RB") and "as" in s.words[s.end + 1:s.end + 4]:
         return None
@@ -304,18 +189,21 @@ def _as(s: Site):
         return None  # "works as a teacher", "as such", "as always": a role, no relation
     # Comment clauses: "as you know", "as I said", "as your question suggested" (GDTB's
     # Similarity; docs/labelling.md).
-    clause = []
     for i in range(s.end, min(s.end + 5, s.phrase_end())):
         if s.tags[i] in _PUNCT_TAGS:
             break
-        clause.append(s.words[i])
-    if any(w in _SAY_KNOW for w in clause):
-        return "analogy"
+        if s.words[i] in _SAY_KNOW:
+            if s.word(i + 1) == "that" or (s.words[i] in _RECALL_SEE and s.tag(i + 1) == "DT"):
+                break  # the verb has its own object: "as they said that …", "as I recall the hopes"
+            return "analogy"
     node = s.clause()
     if node < 0:
         return UNDECIDED
     if not s.gapped_verb(node):
-        return CONNECTIVE
+        if any(s.words[i] == "as" and s.tag(i + 1) in ("JJ", "RB", "JJR", "RBR")
+               for i in range(max(0, s.start - 6), s.start - 1)):
+            return CONNECTIVE  # an equative's clause: "as brave and calm as a human being could"
+        return clauses.clause_relation("as", s, node)  # "As I was late": causal
     if s.tree.starts[s.tree.parents[node]] < s.start:
         return "adversative"  # "great as our tax burden is": = though it is great
     # "as we are not", "as our founders intended": what the clause leaves out is the other
@@ -328,10 +216,13 @@ def _while(s: Site):
         return None  # "for a while"
     if s.tag(s.end) == "VBG" or s.next in ("at", "in", "on"):
         return "temporal"  # "while being scaled", "while at school"
-    return CONNECTIVE if s.clause() >= 0 else UNDECIDED
+    node = s.clause()
+    return clauses.clause_relation("while", s, node) if node >= 0 else UNDECIDED
 
 
 def _yet(s: Site):
+    if clauses.two_properties(s):
+        return "adversative"  # "simple yet delicious", "possible ( yet extremely unlikely )"
     if s.prev in ("and", "but") or s.key_tag == "CC":
         return "comparative"
     if s.prev in _NEG or (s.start > 0 and (not s.next or s.tag(s.end) in _PUNCT_TAGS)):
@@ -367,6 +258,23 @@ def _just_like(s: Site):
     return UNDECIDED
 
 
+def _same_time(s: Site):
+    if (s.start == 0 or s.prev in ("but", "yet", "and")) and s.next == ",":
+        return UNDECIDED  # "At the same time , …" opening a sentence: "also" (the lexicon)
+    return "temporal"  # "do two tasks at the same time", "and at the same time offers": together
+
+
+def _as_well_as(s: Site):
+    if s.tag(s.end) in ("PRP", "EX") and any(s.tag(i).startswith(("VB", "MD"))
+                                             for i in range(s.end + 1, s.end + 3)):
+        return None  # "play as well as we thought we would": an equative, not "and also"
+    return UNDECIDED
+
+
+def _thereby(s: Site):
+    return None if s.tag(s.end) in ("IN", "TO") else UNDECIDED  # "thereby in me vested": by it
+
+
 def _in(s: Site):
     if s.tag(s.start) in ("RP", "RB"):
         return None  # particle ("coming in")
@@ -380,6 +288,8 @@ RULES: dict[str, Callable[[Site], object]] = {
     "like": _like, "when": _when, "if": _if, "then": _then, "since": _since, "as": _as,
     "while": _while, "yet": _yet, "so that": _that_pronoun, "now that": _that_pronoun,
     "no": _no, "after": _after, "just as": _just_as, "just like": _just_like, "in": _in,
+    "but": clauses.but, "at the same time": _same_time, "as well as": _as_well_as,
+    "thereby": _thereby,
 }
 
 
