@@ -71,6 +71,9 @@ class ChartParserModel:
 
         install(self.chart_parser)
         self.chart_parser.decoder.span_bias = float(meta.get("span_bias", 0.0))
+        from .runtime import TorchNetwork
+
+        self.network = TorchNetwork(self.chart_parser)
         tok = self.chart_parser.retokenizer.tokenizer
         self._tokenizer = tok
         self._cache: dict[str, tuple[str, int]] = {}
@@ -153,11 +156,28 @@ class ChartParserModel:
                              escaped_words=escaped)
 
     def _parse_batch(self, batch: list[list[str]]) -> list[ParseTree]:
-        inputs = [self._inputs(t) for t in batch]
-        # No inference_mode: benepar's CKY (torch-struct) takes its argmax through autograd.
-        outputs = self.chart_parser.parse(inputs, return_compressed=True,
-                                     subbatch_max_tokens=self.subbatch_max_tokens)
-        return [self._to_tree(o, toks) for o, toks in zip(outputs, batch)]
+        from benepar import subbatching
+
+        from .fast_span import charts_from_best, span_index
+
+        cp = self.chart_parser
+        encoded = [cp.encode(self._inputs(t)) for t in batch]
+        out: list[Optional[ParseTree]] = [None] * len(batch)
+        # benepar's sub-batches: similar lengths together, at most subbatch_max_tokens word pieces.
+        for ids, sub in subbatching.split(encoded, costs=cp._get_lens(encoded),
+                                          max_cost=self.subbatch_max_tokens):
+            padded = cp.pad_encoded(sub)
+            lengths = [len(batch[i]) for i in ids]
+            left, right = span_index(lengths, padded["valid_token_mask"].shape[1] - 1)
+            best, labels, tags = self.network(padded, left, right)
+            charts = charts_from_best(best, labels, lengths, cp.decoder.force_root_constituent,
+                                      cp.decoder.span_bias)
+            for row, (i, n, chart) in enumerate(zip(ids, lengths, charts)):
+                output = cp.decoder.compressed_output_from_chart(chart)
+                if tags is not None:
+                    output = output.with_tags(tags[row, 1 : n + 1])
+                out[i] = self._to_tree(output, batch[i])
+        return out  # type: ignore[return-value]
 
     def _parse_one(self, index: int, toks: list[str]) -> ParseTree:
         try:
