@@ -29,13 +29,14 @@ _NORMALIZE = {"`": "'", "«": '"', "»": '"', "‘": "'", "’": "'", "“": '"'
               "‹": "'", "›": "'", "—": "--", "–": "--"}
 
 
-def load_parser(spec: str = "default", device: str = "cpu"):
-    """``"default"`` (bundled), a benepar model name (``"benepar_en3"``) or a model directory."""
+def load_parser(spec: str = "default", device: str = "cpu", runtime: Optional[str] = None):
+    """``"default"`` (bundled), a benepar model name (``"benepar_en3"``) or a model directory.
+    ``runtime``: what runs the network, "auto" (default), "onnx" or "torch" (``runtime.py``)."""
     if spec in (None, "", "default"):
-        return ChartParserModel(BUNDLED_DIR, name_hint="default", device=device)
+        return ChartParserModel(BUNDLED_DIR, name_hint="default", device=device, runtime=runtime)
     path = Path(os.path.expanduser(str(spec)))
     if path.is_dir():
-        return ChartParserModel(path, name_hint=path.name, device=device)
+        return ChartParserModel(path, name_hint=path.name, device=device, runtime=runtime)
     if "/" not in str(spec) and "." not in str(spec) and os.sep not in str(spec):
         # A benepar model name: benepar installs its models as nltk data ("models/NAME").
         try:
@@ -45,7 +46,7 @@ def load_parser(spec: str = "default", device: str = "cpu"):
         except LookupError:
             raise ModelLoadError(Errors.E021.format(name=spec)) from None
         return ChartParserModel(Path(found.path), name_hint=str(spec), device=device,
-                                benepar_name=True)
+                                benepar_name=True, runtime=runtime)
     raise ModelLoadError(Errors.E100.format(path=path, name="benepar_en3"))
 
 
@@ -54,7 +55,7 @@ class ChartParserModel:
 
     def __init__(self, path: Path, name_hint: str = "", device: str = "cpu",
                  batch_size: int = 64, subbatch_max_tokens: int = 2000,
-                 benepar_name: bool = False):
+                 benepar_name: bool = False, runtime: Optional[str] = None):
         import torch
 
         self.path = Path(path)
@@ -71,9 +72,6 @@ class ChartParserModel:
 
         install(self.chart_parser)
         self.chart_parser.decoder.span_bias = float(meta.get("span_bias", 0.0))
-        from .runtime import TorchNetwork
-
-        self.network = TorchNetwork(self.chart_parser)
         tok = self.chart_parser.retokenizer.tokenizer
         self._tokenizer = tok
         self._cache: dict[str, tuple[str, int]] = {}
@@ -88,6 +86,10 @@ class ChartParserModel:
         self.max_length = min(max_words, 300)
         self._tag_from_index = self.chart_parser.tag_from_index
         self._label_from_index = self.chart_parser.decoder.label_from_index
+        from .runtime import choose_network
+
+        # What runs the network: ONNX Runtime on a CPU when it is installed, else PyTorch.
+        self.network = choose_network(self.chart_parser, self._encode, self.device, runtime)
 
     # ------------------------------------------------------------------------------------------
     def parse(self, sentences: Sequence[Sequence[str]]) -> list[ParseTree]:
@@ -146,6 +148,9 @@ class ChartParserModel:
             hit = self._cache[word] = (w, n)
         return hit
 
+    def _encode(self, toks: list[str]) -> dict:
+        return self.chart_parser.encode(self._inputs(toks))
+
     def _inputs(self, toks: list[str]):
         from benepar.integrations.nltk_plugin import InputSentence
         from benepar.ptb_unescape import guess_space_after
@@ -161,7 +166,7 @@ class ChartParserModel:
         from .fast_span import charts_from_best, span_index
 
         cp = self.chart_parser
-        encoded = [cp.encode(self._inputs(t)) for t in batch]
+        encoded = [self._encode(t) for t in batch]
         out: list[Optional[ParseTree]] = [None] * len(batch)
         # benepar's sub-batches: similar lengths together, at most subbatch_max_tokens word pieces.
         for ids, sub in subbatching.split(encoded, costs=cp._get_lens(encoded),
