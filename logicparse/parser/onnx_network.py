@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..resources import file_sha256
+
 logger = logging.getLogger(__name__)
 
 EXPORT_VERSION = 1  # bump when the exported graph changes
@@ -52,14 +54,6 @@ def model_key(chart_parser) -> str:
     h.update(json.dumps({"config": chart_parser.config, "torch": torch.__version__,
                          "onnxruntime": onnxruntime.__version__, "export": EXPORT_VERSION},
                         sort_keys=True, default=str).encode())
-    return h.hexdigest()
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
     return h.hexdigest()
 
 
