@@ -105,6 +105,9 @@ def main() -> None:
         return
     if args.old is None:
         ap.error("--old CHECKOUT is needed (or --compare OLD_SHARDS NEW_SHARDS)")
+    if not args.corpus.is_dir():
+        ap.error(f"corpus {args.corpus} not found: pass --corpus DIR")
+    args.out = args.out.resolve()  # each run's working directory is its checkout
     args.out.mkdir(parents=True, exist_ok=True)
     log = args.out / "runs.jsonl"
     runs = {"old": [], "new": []}
