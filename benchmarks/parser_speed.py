@@ -4,6 +4,8 @@
                                       [--parser default] [--batch-size 64] [--threads 2]
 
 Only speed is measured here (the trees are not scored; `logicparse parser eval` scores them).
+The network runs under ONNX Runtime on a CPU when it is installed; `LOGICPARSE_PARSER_RUNTIME=torch`
+measures the PyTorch path (the JSON line says which ran: "runtime").
 Prints one JSON object as the last line.
 """
 
@@ -64,7 +66,8 @@ def main() -> None:
     words = sum(len(s) for s in sentences)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({
-        "parser": parser.name, "treebank": args.treebank, "device": args.device,
+        "parser": parser.name, "runtime": getattr(getattr(parser, "network", None), "name", None),
+        "treebank": args.treebank, "device": args.device,
         "threads": args.threads, "batch_size": args.batch_size, "sentences": len(sentences),
         "words": words, "seconds": round(dt, 2),
         "sentences_per_second": round(len(sentences) / dt, 2),

@@ -317,10 +317,14 @@ class Annotator:
     def _parse_and_build(self, items: Sequence[tuple[str, str, list[Segment]]]):
         """Steps: one before each chunk of parsing, one before the Documents are built."""
         flat = [toks for _, _, sents in items for toks, _, _ in sents]
-        trees = []
-        for a, b in parse_chunks([len(t) for t in flat]):
+        # Shortest first over all the documents of the batch, so that the parser's batches hold
+        # sentences of about the same length (little padding); the trees go back in order.
+        order = sorted(range(len(flat)), key=lambda i: len(flat[i]))
+        trees: list = [None] * len(flat)
+        for a, b in parse_chunks([len(flat[i]) for i in order]):
             yield
-            trees.extend(self.parser.parse(flat[a:b]))
+            for i, tree in zip(order[a:b], self.parser.parse([flat[i] for i in order[a:b]])):
+                trees[i] = tree
         parsed = iter(trees)
         out = []
         for doc_id, text, sents in items:

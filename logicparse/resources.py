@@ -7,6 +7,7 @@ were trained from.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Optional
@@ -24,6 +25,15 @@ def sense_models_dir() -> Path:
 
 
 SENSES_MPNET_DIR = MODELS_DIR / "senses-mpnet"
+
+
+def file_sha256(path) -> str:
+    """sha256 of a file's bytes, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 # -- the offline environment ------------------------------------------------------------------
 

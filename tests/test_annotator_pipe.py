@@ -157,3 +157,30 @@ def test_pipe_steps_parse_in_chunks_and_stop_when_closed(lexicon_annotator):
     with pytest.raises(InputTextError) as e:
         next(lexicon_annotator.pipe_steps(TEXTS[:2], ["a"]))
     assert e.value.code == "E330"
+
+
+def test_a_batch_is_parsed_shortest_first_and_each_sentence_keeps_its_tree(lexicon_annotator):
+    """Sentences of all the batch's documents go to the parser by length (little padding in its
+    batches); every document still gets its own sentences' trees, in order."""
+    class Recording:
+        def __init__(self, inner):
+            self.inner, self.max_length, self.name = inner, inner.max_length, "recording"
+            self.lengths: list[int] = []
+
+        def parse(self, sentences):
+            self.lengths += [len(s) for s in sentences]
+            return self.inner.parse(sentences)
+
+    texts = ["We stayed home because it was raining hard all day long. Why?",
+             "Yes. If it rains tomorrow, the match will be cancelled, but we go anyway.",
+             TEXTS[3]]
+    alone = [lexicon_annotator.annotate(t, id=str(i)) for i, t in enumerate(texts)]
+    real = lexicon_annotator.parser
+    lexicon_annotator.parser = recording = Recording(real)
+    try:
+        docs = list(lexicon_annotator.pipe(texts, batch_size=3))
+    finally:
+        lexicon_annotator.parser = real
+    assert recording.lengths == sorted(recording.lengths) and len(recording.lengths) == 5
+    assert recording.lengths[:2] == [2, 2]  # "Why?" and "Yes." first, from two documents
+    assert docs == alone

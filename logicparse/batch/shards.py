@@ -21,7 +21,6 @@ reader works as well: ``pyarrow.ipc.open_file(path).read_all()``,
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -32,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import DataFormatError, Errors, OutputError
+from ..resources import file_sha256
 from ..tokens import ARROW_SCHEMA, SCHEMA_VERSION, Document
 
 MANIFEST = "manifest.json"
@@ -103,14 +103,6 @@ def shard_entry(path: Path, table: Optional[pa.Table] = None,
         "first_id": ids[0].as_py() if table.num_rows else None,
         "last_id": ids[-1].as_py() if table.num_rows else None,
     }
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def read_shard(path: Path, columns: Optional[list[str]] = None) -> pa.Table:

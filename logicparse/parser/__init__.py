@@ -22,10 +22,10 @@ class Parser(Protocol):
         ...
 
 
-def load_parser(spec: str = "default", device: str = "cpu") -> Parser:
+def load_parser(spec: str = "default", device: str = "cpu", runtime=None) -> Parser:
     from .loading import load_parser as _load
 
-    return _load(spec, device=device)
+    return _load(spec, device=device, runtime=runtime)
 
 
 def check_parser(spec) -> None:

@@ -10,7 +10,14 @@ the n fenceposts once and subtracting gives exactly the same numbers at a fracti
 Everything else (the encoders, LayerNorm/ReLU/output layer, CKY decoding, label handling) is
 benepar's, and the weights are unchanged, so ``benepar.Parser`` gives the same trees.
 
-2. CKY decoding without autograd. benepar finds the best tree with torch-struct's ``TreeCRF``,
+2. At inference, only the spans that exist. The padded ``(batch, n, n)`` square holds every
+sentence's spans twice over (i > j) and, in a batch of mixed lengths, the padding's squared: the
+rest of the span scorer (LayerNorm, ReLU, output layer) was a third of a worker's time on the
+inaugural addresses. :func:`best_spans` runs it on the real spans alone (flat fencepost indices
+from :func:`span_index`) and returns each span's best label and score, which is all decoding
+reads.
+
+3. CKY decoding without autograd. benepar finds the best tree with torch-struct's ``TreeCRF``,
 whose argmax is computed as the gradient of a max-semiring inside pass: a backward pass per batch
 that costs as much as the network. Labels are scored independently given the spans, so the best
 tree is plain CKY over each span's best label score (label 0, "no constituent", scores 0; the
@@ -27,8 +34,8 @@ import torch
 import torch.nn.functional as F
 
 
-def forward(self, batch):
-    """``benepar.parse_chart.ChartParser.forward`` with the span-scorer factoring (see above)."""
+def _projected(self, batch: dict):
+    """Fencepost vectors through the span scorer's first Linear (no bias), and the tag scores."""
     from benepar import char_lstm
 
     valid_token_mask = batch["valid_token_mask"].to(self.output_device)
@@ -53,8 +60,10 @@ def forward(self, batch):
         pretrained_out = self.pretrained_model(
             input_ids, attention_mask=pretrained_attention_mask, **extra_kwargs)
         features = pretrained_out.last_hidden_state.to(self.output_device)
-        features = features[torch.arange(features.shape[0])[:, None], F.relu(words_from_tokens)]
-        features.masked_fill_(~valid_token_mask[:, :, None], 0)
+        # clamp, not relu: the same indices, and ONNX Runtime has no integer ReLU.
+        features = features[torch.arange(features.shape[0])[:, None],
+                            words_from_tokens.clamp(min=0)]
+        features = features.masked_fill(~valid_token_mask[:, :, None], 0)
         if self.encoder is not None:
             extra_content_annotations = self.project_pretrained(features)
 
@@ -66,12 +75,16 @@ def forward(self, batch):
         annotations = self.project_pretrained(features)
 
     tag_scores = self.f_tag(annotations) if self.f_tag is not None else None
-
     fencepost_annotations = torch.cat(
         [annotations[:, :-1, : self.d_model // 2], annotations[:, 1:, self.d_model // 2 :]], -1)
-    first = self.f_label[0]
-    projected = F.linear(fencepost_annotations, first.weight)
+    return F.linear(fencepost_annotations, self.f_label[0].weight), tag_scores
+
+
+def forward(self, batch):
+    """``benepar.parse_chart.ChartParser.forward`` with the span-scorer factoring (see above)."""
+    projected, tag_scores = _projected(self, batch)
     span_hidden = (projected.unsqueeze(1) - projected.unsqueeze(2))[:, :-1, 1:]
+    first = self.f_label[0]
     if first.bias is not None:
         span_hidden = span_hidden + first.bias
     span_scores = self.f_label[1:](span_hidden)
@@ -79,31 +92,90 @@ def forward(self, batch):
     return span_scores, tag_scores
 
 
+def best_spans(self, batch, left: torch.Tensor, right: torch.Tensor):
+    """Each real span's best label score and label id (>= 1), and each word's tag id.
+
+    ``left``/``right``: flat indices into the ``(batch * fenceposts)`` rows of the projected
+    fenceposts (:func:`span_index`). The same arithmetic as :func:`forward` on those spans."""
+    projected, tag_scores = _projected(self, batch)
+    flat = projected.reshape(-1, projected.shape[-1])
+    span_hidden = flat.index_select(0, right) - flat.index_select(0, left)
+    first = self.f_label[0]
+    if first.bias is not None:
+        span_hidden = span_hidden + first.bias
+    best, label = self.f_label[1:](span_hidden).max(-1)
+    tags = tag_scores.argmax(-1) if tag_scores is not None else torch.zeros_like(left[:1])
+    return best, label + 1, tags
+
+
+def span_index(lengths, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat fencepost indices (left, right) of every span (i, j), i <= j < n, of every sentence,
+    in row-major chart order; ``width`` = fenceposts per padded sentence (words + 1)."""
+    lefts, rights = [], []
+    for b, n in enumerate(lengths):
+        i, j = np.triu_indices(n)
+        lefts.append(b * width + i)
+        rights.append(b * width + j + 1)
+    return np.concatenate(lefts), np.concatenate(rights)
+
+
+def charts_from_best(best: np.ndarray, labels: np.ndarray, lengths, force_root: bool,
+                     span_bias: float = 0.0) -> list[np.ndarray]:
+    """Charts from :func:`best_spans`' flat output (sentences in order, spans as in
+    :func:`span_index`), by the same decoding as :func:`decode_chart`."""
+    out, at = [], 0
+    for n in lengths:
+        m = n * (n + 1) // 2
+        i, j = np.triu_indices(n)
+        real = np.zeros((n, n), dtype=best.dtype)
+        lab = np.zeros((n, n), dtype=np.int64)
+        real[i, j] = best[at : at + m]
+        lab[i, j] = labels[at : at + m]
+        out.append(_decode(real + np.float32(span_bias), lab, n, force_root))
+        at += m
+    return out
+
+
 def _cky(best: np.ndarray, n: int) -> list[tuple[int, int]]:
     """Spans (i, j inclusive) of the highest-scoring binary tree over n words."""
-    # inside[i, j]: best score of a tree over words i..j (inclusive); split[i, j]: its split.
-    inside = np.zeros((n, n + 1))
+    # by_start[i, l]: best score of a tree over the l words from i; by_end[j, l]: over the l
+    # words ending at j (the same numbers, laid out so that each length's candidates are slices).
+    by_start = np.zeros((n + 1, n + 1))
+    by_end = np.zeros((n + 1, n + 1))
     split = np.zeros((n, n + 1), dtype=np.int64)
-    idx = np.arange(n)
-    inside[idx, idx] = best[idx, idx]
+    diag = np.diagonal(best).astype(np.float64)
+    by_start[:n, 1] = diag
+    by_end[:n, 1] = diag
     for length in range(2, n + 1):
-        starts = np.arange(0, n - length + 1)
-        ends = starts + length - 1
-        # candidate split k: left i..k, right k+1..j, for k in i..j-1
-        ks = starts[:, None] + np.arange(length - 1)[None, :]
-        cand = inside[starts[:, None], ks] + inside[ks + 1, ends[:, None]]
+        m = n - length + 1
+        # candidate splits k = i .. j-1: left i..k (length 1..L-1), right k+1..j (L-1..1)
+        cand = by_start[:m, 1:length] + by_end[length - 1 : n, length - 1 : 0 : -1]
         arg = cand.argmax(1)
-        inside[starts, ends] = cand[np.arange(len(starts)), arg] + best[starts, ends]
-        split[starts, ends] = ks[np.arange(len(starts)), arg]
+        value = cand[np.arange(m), arg] + np.diagonal(best, length - 1)
+        by_start[:m, length] = value
+        by_end[length - 1 : n, length] = value
+        split[:m, length] = np.arange(m) + arg
     spans, stack = [], [(0, n - 1)]
     while stack:
         i, j = stack.pop()
         spans.append((i, j))
         if i < j:
-            k = split[i, j]
+            k = split[i, j - i + 1]
             stack.append((k + 1, j))
             stack.append((i, k))
     return spans
+
+
+def _decode(real: np.ndarray, labels: np.ndarray, n: int, force_root: bool) -> np.ndarray:
+    # A tie with "no constituent" keeps the span empty, as benepar does.
+    best = np.maximum(real, 0.0)
+    if force_root:
+        best[0, n - 1] = real[0, n - 1]
+    chart = np.zeros((n, n), dtype=np.int64)
+    for i, j in _cky(best, n):
+        if real[i, j] > 0 or (force_root and (i, j) == (0, n - 1)):
+            chart[i, j] = labels[i, j]
+    return chart
 
 
 def decode_chart(scores: np.ndarray, force_root: bool = True, span_bias: float = 0.0) -> np.ndarray:
@@ -114,17 +186,8 @@ def decode_chart(scores: np.ndarray, force_root: bool = True, span_bias: float =
     """
     n = scores.shape[0]
     scores = scores - scores[..., :1]
-    real = scores[..., 1:].max(-1) + span_bias
-    labels = scores[..., 1:].argmax(-1) + 1
-    # A tie with "no constituent" keeps the span empty, as benepar does.
-    best = np.maximum(real, 0.0)
-    if force_root:
-        best[0, n - 1] = real[0, n - 1]
-    chart = np.zeros((n, n), dtype=np.int64)
-    for i, j in _cky(best, n):
-        if real[i, j] > 0 or (force_root and (i, j) == (0, n - 1)):
-            chart[i, j] = labels[i, j]
-    return chart
+    return _decode(scores[..., 1:].max(-1) + span_bias, scores[..., 1:].argmax(-1) + 1, n,
+                   force_root)
 
 
 def charts_from_scores(decoder, scores: torch.Tensor, lengths: torch.Tensor) -> list:

@@ -29,10 +29,12 @@ _NORMALIZE = {"`": "'", "«": '"', "»": '"', "‘": "'", "’": "'", "“": '"'
               "‹": "'", "›": "'", "—": "--", "–": "--"}
 
 
-def load_parser(spec: str = "default", device: str = "cpu"):
-    """``"default"`` (bundled), a benepar model name (``"benepar_en3"``) or a model directory."""
+def load_parser(spec: str = "default", device: str = "cpu", runtime: Optional[str] = None):
+    """``"default"`` (bundled), a benepar model name (``"benepar_en3"``) or a model directory.
+    ``runtime``: what runs the network, "auto" (default), "onnx" or "torch" (``runtime.py``)."""
     path, name, benepar_name = resolve_parser(spec)
-    return ChartParserModel(path, name_hint=name, device=device, benepar_name=benepar_name)
+    return ChartParserModel(path, name_hint=name, device=device, benepar_name=benepar_name,
+                            runtime=runtime)
 
 
 def resolve_parser(spec) -> tuple[Path, str, bool]:
@@ -69,7 +71,7 @@ class ChartParserModel:
 
     def __init__(self, path: Path, name_hint: str = "", device: str = "cpu",
                  batch_size: int = 64, subbatch_max_tokens: int = 2000,
-                 benepar_name: bool = False):
+                 benepar_name: bool = False, runtime: Optional[str] = None):
         import torch
 
         self.path = Path(path)
@@ -100,6 +102,10 @@ class ChartParserModel:
         self.max_length = min(max_words, 300)
         self._tag_from_index = self.chart_parser.tag_from_index
         self._label_from_index = self.chart_parser.decoder.label_from_index
+        from .runtime import choose_network
+
+        # What runs the network: ONNX Runtime on a CPU when it is installed, else PyTorch.
+        self.network = choose_network(self.chart_parser, self._encode, self.device, runtime)
 
     # ------------------------------------------------------------------------------------------
     def parse(self, sentences: Sequence[Sequence[str]]) -> list[ParseTree]:
@@ -158,6 +164,9 @@ class ChartParserModel:
             hit = self._cache[word] = (w, n)
         return hit
 
+    def _encode(self, toks: list[str]) -> dict:
+        return self.chart_parser.encode(self._inputs(toks))
+
     def _inputs(self, toks: list[str]):
         from benepar.integrations.nltk_plugin import InputSentence
         from benepar.ptb_unescape import guess_space_after
@@ -168,11 +177,28 @@ class ChartParserModel:
                              escaped_words=escaped)
 
     def _parse_batch(self, batch: list[list[str]]) -> list[ParseTree]:
-        inputs = [self._inputs(t) for t in batch]
-        # No inference_mode: benepar's CKY (torch-struct) takes its argmax through autograd.
-        outputs = self.chart_parser.parse(inputs, return_compressed=True,
-                                     subbatch_max_tokens=self.subbatch_max_tokens)
-        return [self._to_tree(o, toks) for o, toks in zip(outputs, batch)]
+        from benepar import subbatching
+
+        from .fast_span import charts_from_best, span_index
+
+        cp = self.chart_parser
+        encoded = [self._encode(t) for t in batch]
+        out: list[Optional[ParseTree]] = [None] * len(batch)
+        # benepar's sub-batches: similar lengths together, at most subbatch_max_tokens word pieces.
+        for ids, sub in subbatching.split(encoded, costs=cp._get_lens(encoded),
+                                          max_cost=self.subbatch_max_tokens):
+            padded = cp.pad_encoded(sub)
+            lengths = [len(batch[i]) for i in ids]
+            left, right = span_index(lengths, padded["valid_token_mask"].shape[1] - 1)
+            best, labels, tags = self.network(padded, left, right)
+            charts = charts_from_best(best, labels, lengths, cp.decoder.force_root_constituent,
+                                      cp.decoder.span_bias)
+            for row, (i, n, chart) in enumerate(zip(ids, lengths, charts)):
+                output = cp.decoder.compressed_output_from_chart(chart)
+                if tags is not None:
+                    output = output.with_tags(tags[row, 1 : n + 1])
+                out[i] = self._to_tree(output, batch[i])
+        return out  # type: ignore[return-value]
 
     def _parse_one(self, index: int, toks: list[str]) -> ParseTree:
         try:

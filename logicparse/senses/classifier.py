@@ -13,7 +13,6 @@ loaded (features of another encoder mean nothing to the SVMs).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import zipfile
 from functools import lru_cache
@@ -23,7 +22,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..errors import Errors, InputTextError, ModelLoadError
-from ..resources import sense_models_dir
+from ..resources import file_sha256, sense_models_dir
 from ..taxonomy import keywords as taxonomy_keywords
 from . import SenseDecision, SenseQuery
 from .data import NONE
@@ -63,21 +62,13 @@ def get_encoder(spec: str = DEFAULT_ENCODER, device: str = "cpu") -> Encoder:
     return Encoder(spec, device=device)
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def load_estimator(path: Path, sha256: Optional[str] = None):
     """A skops file, checked: present, unchanged since training, readable, trusted types only."""
     import skops.io as sio
 
     if not path.is_file():
         raise ModelLoadError(Errors.E205.format(path=path))
-    if sha256 is not None and _sha256(path) != sha256:
+    if sha256 is not None and file_sha256(path) != sha256:
         raise ModelLoadError(Errors.E207.format(path=path))
     try:
         untrusted = sio.get_untrusted_types(file=path)

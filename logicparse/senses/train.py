@@ -20,7 +20,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..errors import Errors, LogicparseError
-from .classifier import META, _sha256
+from ..resources import file_sha256
+from .classifier import META
 from .data import NONE, Annotation, data_hash
 from .features import POOLINGS, Encoder, Occurrence, assemble
 
@@ -107,7 +108,7 @@ def train_models(annotations: Sequence[Annotation], encoder: Encoder, keywords: 
         sio.dump(model, path)
         counts = collections.Counter(y.tolist())
         meta["keywords"][kw] = {
-            "file": path.name, "sha256": _sha256(path), "layer": layer, "pooling": pooling,
+            "file": path.name, "sha256": file_sha256(path), "layer": layer, "pooling": pooling,
             "window": window,
             "params": params, "labels": sorted(counts), "label_counts": dict(sorted(counts.items())),
             "n_train": len(anns), "cv_folds": n_splits, "cv_repeats": repeats, "cv_accuracy": round(float(score), 4),

@@ -1,0 +1,217 @@
+"""The parser's network under ONNX Runtime on a CPU, exported from the loaded model at first use.
+
+The export is the same computation as :func:`fast_span.best_spans` (encoder, benepar's
+partitioned transformer, span and tag scorers) traced by ``torch.onnx.export`` into the user's
+cache (``LOGICPARSE_CACHE``, default ``~/.cache/logicparse``) under a key made of the model's
+weights and configuration and the exporting versions, so a changed model is exported anew. The
+file's sha256 is written beside it and checked at every load: a file that does not match (a
+truncated write, an edit) is exported again. Right after an export the two runtimes are run on
+the same sentences and the ONNX file is kept only if they agree.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..resources import file_sha256
+
+logger = logging.getLogger(__name__)
+
+EXPORT_VERSION = 1  # bump when the exported graph changes
+_INPUTS = ("input_ids", "attention_mask", "words_from_tokens", "valid_token_mask", "left", "right")
+_CHECK = [["The", "committee", "said", "that", "the", "plan", "failed", "."], ["Yes", "!"],
+          ["We", "shall", "not", "fail", "or", "falter", ";", "we", "shall", "not", "weaken", "."]]
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("LOGICPARSE_CACHE", Path.home() / ".cache" / "logicparse"))
+
+
+def supported(chart_parser) -> bool:
+    """Models whose network the export covers: a word-piece encoder without a decoder (BERT-like,
+    as the bundled model), no character LSTM."""
+    return (chart_parser.pretrained_model is not None and chart_parser.char_encoder is None
+            and not getattr(chart_parser.pretrained_model.config, "is_encoder_decoder", False))
+
+
+def model_key(chart_parser) -> str:
+    """sha256 of the weights, the configuration and the versions that shape the exported graph."""
+    import onnxruntime
+
+    h = hashlib.sha256()
+    for name, tensor in sorted(chart_parser.state_dict().items()):
+        h.update(name.encode())
+        h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    h.update(json.dumps({"config": chart_parser.config, "torch": torch.__version__,
+                         "onnxruntime": onnxruntime.__version__, "export": EXPORT_VERSION},
+                        sort_keys=True, default=str).encode())
+    return h.hexdigest()
+
+
+class OnnxNetwork:
+    """:func:`fast_span.best_spans` under ONNX Runtime (same inputs and outputs as
+    :class:`runtime.TorchNetwork`)."""
+
+    name = "onnxruntime"
+
+    def __init__(self, chart_parser, encode, threads: int = 1):
+        import onnxruntime as ort
+
+        path = exported_network(chart_parser, encode)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(1, threads)
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Threads that spin between calls would take the core from the worker's own Python work.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.path = path
+        self._tags = chart_parser.f_tag is not None
+
+    def __call__(self, batch: dict, left: np.ndarray, right: np.ndarray):
+        feed = {name: batch[name].numpy() for name in _INPUTS[:4]}
+        feed["left"], feed["right"] = left, right
+        best, labels, tags = self.session.run(None, feed)
+        return best, labels, tags if self._tags else None
+
+
+def exported_network(chart_parser, encode) -> Path:
+    """The ONNX file of this model's network in the cache, exported (and checked) if missing or
+    if its sha256 does not match the one written beside it."""
+    target = cache_dir() / "onnx" / model_key(chart_parser)[:32]
+    onnx_file, stamp = target / "network.onnx", target / "network.onnx.sha256"
+    if onnx_file.is_file() and stamp.is_file() and stamp.read_text().strip() == file_sha256(onnx_file):
+        return onnx_file
+    target.mkdir(parents=True, exist_ok=True)
+    with _locked(target / ".lock"):  # another worker may be exporting the same model
+        if onnx_file.is_file() and stamp.is_file() and \
+                stamp.read_text().strip() == file_sha256(onnx_file):
+            return onnx_file
+        if onnx_file.exists():
+            logger.warning("%s does not match its sha256: exporting it again", onnx_file)
+        with tempfile.TemporaryDirectory(dir=target) as tmp:
+            tmp_file = Path(tmp) / "network.onnx"
+            export(chart_parser, encode, tmp_file)
+            check(chart_parser, encode, tmp_file)
+            digest = file_sha256(tmp_file)
+            os.replace(tmp_file, onnx_file)
+        stamp.write_text(digest + "\n")
+    return onnx_file
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: concurrent exports just repeat the work
+        yield
+        return
+    with open(path, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _batch(chart_parser, encode, sentences):
+    from .fast_span import span_index
+
+    padded = chart_parser.pad_encoded([encode(s) for s in sentences])
+    left, right = span_index([len(s) for s in sentences], padded["valid_token_mask"].shape[1] - 1)
+    return padded, left, right
+
+
+def export(chart_parser, encode, path: Path) -> None:
+    """Trace :func:`fast_span.best_spans` on a small batch into ``path`` (batch, word-piece,
+    word and span counts left dynamic)."""
+    from .fast_span import best_spans
+
+    class Network(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.parser = chart_parser
+
+        def forward(self, input_ids, attention_mask, words_from_tokens, valid_token_mask, left,
+                    right):
+            batch = {"input_ids": input_ids, "attention_mask": attention_mask,
+                     "words_from_tokens": words_from_tokens, "valid_token_mask": valid_token_mask}
+            return best_spans(self.parser, batch, left, right)
+
+    padded, left, right = _batch(chart_parser, encode, _CHECK)
+    args = tuple(padded[name] for name in _INPUTS[:4]) + (torch.from_numpy(left),
+                                                           torch.from_numpy(right))
+    axes = {"input_ids": {0: "batch", 1: "pieces"}, "attention_mask": {0: "batch", 1: "pieces"},
+            "words_from_tokens": {0: "batch", 1: "words"},
+            "valid_token_mask": {0: "batch", 1: "words"}, "left": {0: "spans"},
+            "right": {0: "spans"}, "best": {0: "spans"}, "label": {0: "spans"},
+            "tags": {0: "batch", 1: "words"}}
+    import warnings
+
+    with torch.no_grad(), _traceable_attention(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tracer notices about Python values, expected here
+        torch.onnx.export(Network().eval(), args, str(path), dynamo=False, opset_version=17,
+                          input_names=list(_INPUTS), output_names=["best", "label", "tags"],
+                          dynamic_axes=axes)
+
+
+def check(chart_parser, encode, path: Path) -> None:
+    """The exported file must give the PyTorch network's labels on sentences of mixed lengths
+    (padding included) and scores within float32 noise; otherwise it is not used."""
+    import onnxruntime as ort
+
+    from .runtime import TorchNetwork
+
+    sentences = _CHECK + [_CHECK[2][:5], _CHECK[0] + _CHECK[2]]
+    padded, left, right = _batch(chart_parser, encode, sentences)
+    want = TorchNetwork(chart_parser)(padded, left, right)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    feed = {name: padded[name].numpy() for name in _INPUTS[:4]}
+    feed["left"], feed["right"] = left, right
+    got = session.run(None, feed)
+    if not (np.allclose(got[0], want[0], atol=1e-3) and (got[1] == want[1]).all()):
+        raise RuntimeError("the exported network's span scores differ from PyTorch's "
+                           f"(max difference {float(np.abs(got[0] - want[0]).max()):.3g})")
+
+
+@contextlib.contextmanager
+def _traceable_attention():
+    """benepar's partitioned attention masks its scores in place through ``.data``, which the
+    tracer does not record (the exported graph would ignore padding); the same function with an
+    out-of-place mask while exporting."""
+    import torch.nn.functional as F
+    from benepar import partitioned_transformer as pt
+
+    def forward(self, x, mask=None):
+        x_c, x_p = x if isinstance(x, tuple) else torch.chunk(x, 2, dim=-1)
+        qkv_c = torch.einsum("btf,hfca->bhtca", x_c, self.w_qkv_c)
+        qkv_p = torch.einsum("btf,hfca->bhtca", x_p, self.w_qkv_p)
+        q_c, k_c, v_c = [c.squeeze(dim=3) for c in torch.chunk(qkv_c, 3, dim=3)]
+        q_p, k_p, v_p = [c.squeeze(dim=3) for c in torch.chunk(qkv_p, 3, dim=3)]
+        q = torch.cat([q_c, q_p], dim=-1) * self.scaling_factor
+        k = torch.cat([k_c, k_p], dim=-1)
+        v = torch.cat([v_c, v_p], dim=-1)
+        dots = torch.einsum("bhqa,bhka->bhqk", q, k)
+        if mask is not None:
+            dots = dots.masked_fill(~mask[:, None, None, :], -float("inf"))
+        probs = self.dropout(F.softmax(dots, dim=-1))
+        o = torch.einsum("bhqk,bhka->bhqa", probs, v)
+        o_c, o_p = torch.chunk(o, 2, dim=-1)
+        return (torch.einsum("bhta,haf->btf", o_c, self.w_o_c),
+                torch.einsum("bhta,haf->btf", o_p, self.w_o_p))
+
+    original = pt.PartitionedMultiHeadAttention.forward
+    pt.PartitionedMultiHeadAttention.forward = forward
+    try:
+        yield
+    finally:
+        pt.PartitionedMultiHeadAttention.forward = original
