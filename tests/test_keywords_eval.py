@@ -132,7 +132,7 @@ def test_ptb_tmp_labels_from_function_tags(tmp_path):
 def test_saved_trees_give_the_same_scores_and_are_checked(tmp_path):
     """--save-trees writes the trees the decisions read; --trees FILE reads them back (parse
     once, evaluate again) with the same figures; a file of the wrong length or over other words
-    is refused (E218)."""
+    is refused (E219)."""
     saved = tmp_path / "tiny.trees"
     res, first = run("--data", str(TINY), "--senses", "rules", "--save-trees", str(saved))
     assert res.exit_code == 0, res.output
@@ -144,7 +144,7 @@ def test_saved_trees_give_the_same_scores_and_are_checked(tmp_path):
     short = tmp_path / "short.trees"
     short.write_text("\n".join(saved.read_text().splitlines()[:7]) + "\n")
     res, _ = run("--data", str(TINY), "--senses", "rules", "--trees", str(short))
-    assert res.exit_code == 2 and "[E218]" in res.output and "7 trees for 8 occurrences" in res.output
+    assert res.exit_code == 2 and "[E219]" in res.output and "7 trees for 8 occurrences" in res.output
     swapped = tmp_path / "swapped.trees"
     lines = saved.read_text().splitlines()
     swapped.write_text("\n".join([lines[1], lines[0], *lines[2:]]) + "\n")

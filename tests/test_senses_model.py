@@ -231,7 +231,10 @@ def test_train_cli_round_trip_and_encoder_mismatch(tmp_path, tiny_encoder_dir):
 
 
 def test_unknown_encoder_is_a_clear_error():
-    with pytest.raises(ModelLoadError, match="Cannot load encoder 'no-such/encoder-here'"):
+    from logicparse.errors import OptionError
+
+    # Refused before anything loads: a name that is no choice, no directory, not in the local cache.
+    with pytest.raises(OptionError, match=r"\[E218\] Unknown senses value 'no-such/encoder-here'"):
         load_senses("no-such/encoder-here")
 
 

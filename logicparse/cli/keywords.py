@@ -109,13 +109,13 @@ def _read_saved(path: Path, data: Path, anns) -> list:
 
     lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     if len(lines) != len(anns):
-        raise LogicparseError(Errors.E218.format(
+        raise LogicparseError(Errors.E219.format(
             path=path, data=data, reason=f"{len(lines)} trees for {len(anns)} occurrences"))
     out = []
     for n, (line, a) in enumerate(zip(lines, anns), 1):
         tree = read_tree(line)
         if tree.leaves != a.text.split(" "):
-            raise LogicparseError(Errors.E218.format(
+            raise LogicparseError(Errors.E219.format(
                 path=path, data=data, reason=f"tree {n} is not over the words of occurrence {n}"))
         out.append(tree)
     return out
