@@ -120,12 +120,11 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
                                            "test": cfg.test_file})
     splits = {s: task.read(p) for s, p in files.items() if p}
     dev_size = task.carve_dev if cfg.dev_size is None and "dev" not in splits else cfg.dev_size
-    if dev_size:
-        splits["train"], splits["dev"] = T.carve(splits["train"], dev_size, cfg.train_size,
-                                                 cfg.split_seed)
-    elif cfg.train_size:
-        order = np.random.default_rng(cfg.split_seed).permutation(len(splits["train"]))
-        splits["train"] = [splits["train"][i] for i in order[:cfg.train_size]]
+    if dev_size or cfg.train_size:  # one seeded order for the carve and the subset
+        splits["train"], carved = T.carve(splits["train"], dev_size or 0, cfg.train_size,
+                                          cfg.split_seed)
+        if dev_size:
+            splits["dev"] = carved
     splits = {s: exs[:cfg.limit] for s, exs in splits.items()}
     logical = cfg.logic != "none"
     labels = None
