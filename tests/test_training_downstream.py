@@ -14,7 +14,7 @@ from test_training import FIX, FlatAnnotator, tokenizer, tiny_bert  # noqa: F401
 
 import logicparse
 from logicparse.errors import DataFormatError
-from logicparse.training import TrainConfig, read_conjnli, train
+from logicparse.training import TrainConfig, read_conjnli, read_pararule, train
 from logicparse.training import compare as C
 from logicparse.training.labels import (annotate_missing, labels_for, paper_labels, shuffle_labels,
                                         texts_of)
@@ -135,10 +135,10 @@ def test_labels_for_each_source_from_one_annotation(tmp_path):
 # --- sentence-pair training --------------------------------------------------------------------
 
 
-def tiny_pair_model(path: Path, tokenizer, zero: bool = False) -> str:
+def tiny_pair_model(path: Path, tokenizer, zero: bool = False, classes: int = 3) -> str:
     cfg = T.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=16, num_hidden_layers=1,
                        num_attention_heads=2, intermediate_size=32, max_position_embeddings=128,
-                       num_labels=3)
+                       num_labels=classes)
     model = T.BertForSequenceClassification(cfg)
     if zero:
         with torch.no_grad():
@@ -259,3 +259,46 @@ def test_a_parser_typo_is_refused_before_anything_loads(tmp_path):
                                    "defualt", "--out", str(tmp_path / "o"), "--quiet"])
     assert res.exit_code == 2 and "[E021]" in res.output
     assert not (tmp_path / "o").exists()
+
+
+# --- PARARULE-Plus ---------------------------------------------------------------------------
+
+PARA = FIX / "pararule"
+
+
+def test_pararule_reader_makes_one_pair_per_question_grouped_by_context():
+    pairs = read_pararule(str(PARA / "depth2_dev.jsonl"))
+    assert len(pairs) == 12 and [p.label for p in pairs[:2]] == [1, 0]  # true, false
+    assert pairs[0].premise.startswith("Anne is big.") and pairs[1].hypothesis == "Anne is rough."
+    assert pairs[0].group == pairs[1].group == "D2-0" != pairs[2].group
+
+
+@pytest.mark.parametrize("line, reason", [
+    ('{"id": "x", "questions": []}', r"line 2: expected an object with a 'context'"),
+    ('{"id": "x", "context": "A is b.", "questions": [{"text": "A is b.", "label": "maybe"}]}',
+     r"line 2, question 0: expected a 'text' and a 'label' of false or true"),
+    ("{not json", r"line 2: not JSON"),
+])
+def test_pararule_bad_lines_name_the_file_and_line(tmp_path, line, reason):
+    bad = tmp_path / "depth2_dev.jsonl"
+    bad.write_text((PARA / "depth2_dev.jsonl").read_text().splitlines()[0] + "\n" + line + "\n")
+    with pytest.raises(DataFormatError, match="depth2_dev.jsonl, " + reason):
+        read_pararule(str(bad))
+
+
+def test_the_pararule_carve_keeps_each_context_on_one_side():
+    pairs = read_pararule(str(PARA / "depth2_dev.jsonl"))
+    tr, dev = carve(pairs, 3, None, seed=0)
+    assert len(dev) == 4 and len(tr) == 8  # whole contexts: 2 of them (4 questions) for 3 asked
+    assert not {p.group for p in tr} & {p.group for p in dev}
+    assert carve(pairs, 3, None, seed=0) == (tr, dev) and carve(pairs, 3, 5, seed=0)[1] == dev
+    assert len(carve(pairs, 3, 5, seed=0)[0]) == 5
+
+
+def test_pararule_trains_with_labels(tmp_path, tokenizer):
+    model = tiny_pair_model(tmp_path / "m", tokenizer, classes=2)
+    result = train(TrainConfig(task="pararule", model=model, data=str(PARA), out=str(tmp_path / "o"),
+                               logic="default", shards=str(tmp_path / "s"), dev_size=4,
+                               batch_size=4, epochs=1, lr=1e-3, k=2, checkpoint=False, quiet=True),
+                   annotator=FlatAnnotator())
+    assert result["train"] == 8 and result["dev"]["n"] == 4 and result["test"]["n"] == 4

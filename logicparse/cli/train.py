@@ -18,6 +18,7 @@ class TaskName(str, Enum):
     logiqa = "logiqa"
     dialogsum = "dialogsum"
     conjnli = "conjnli"
+    pararule = "pararule"
 
 
 class LogicSource(str, Enum):
@@ -31,7 +32,9 @@ def train(
     task: TaskName = typer.Option(..., "--task", help="dream and logiqa: multiple choice "
                                   "(AutoModelForMultipleChoice); dialogsum: summarisation "
                                   "(AutoModelForSeq2SeqLM, e.g. BART); conjnli: sentence-pair "
-                                  "inference, 3 classes (AutoModelForSequenceClassification)."),
+                                  "inference, 3 classes (AutoModelForSequenceClassification); pararule: "
+                                  "PARARULE-Plus, a context and a statement, true or false (the "
+                                  "same, 2 classes)."),
     model: str = typer.Option("all-MiniLM-L6-v2", "--model", help="Local Hugging Face model "
                               "directory (or a logical checkpoint saved by this command). "
                               "'all-MiniLM-L6-v2' is the bundled MiniLM encoder."),
@@ -39,7 +42,8 @@ def train(
                                         "data/tasks/<task>/ (DREAM: train/dev/test.json; LogiQA: "
                                         "Train/Eval/Test.txt; DialogSum: dialogsum.<split>.jsonl; "
                                         "ConjNLI: adversarial_train_15k.tsv, and conj_dev.tsv as "
-                                        "the test set)."),
+                                        "the test set; PARARULE-Plus: depth2_dev.jsonl to train "
+                                        "on, depth2_test.jsonl as the test set)."),
     train_file: Optional[Path] = typer.Option(None, "--train", help="Training file (overrides --data)."),
     dev_file: Optional[Path] = typer.Option(None, "--dev", help="Dev file, evaluated each epoch."),
     test_file: Optional[Path] = typer.Option(None, "--test", help="Test file, evaluated at the end "
@@ -60,8 +64,9 @@ def train(
                                           "folder and label source; texts they lack are annotated once."),
     dev_size: Optional[int] = typer.Option(None, "--dev-size", min=0, help="Examples carved from "
                                            "the training file as the dev split (seeded by "
-                                           "--split-seed). Default: 1000 for conjnli, which has no "
-                                           "dev file; 0 for the others."),
+                                           "--split-seed). Default: 1000 for conjnli and pararule "
+                                           "(whole contexts), which have no dev file; 0 for the "
+                                           "others."),
     train_size: Optional[int] = typer.Option(None, "--train-size", min=1, help="Train on a "
                                              "seeded subset of this many examples (after the carve)."),
     split_seed: int = typer.Option(0, "--split-seed", help="Seed of the dev carve and the training "

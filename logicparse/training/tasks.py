@@ -47,6 +47,9 @@ class PairExample:
     premise: str
     hypothesis: str
     label: int  # index into the task's ``classes``
+    # Pairs that share a group (PARARULE-Plus: one context, many questions) are carved together,
+    # so that no dev question is asked of a context the model was trained on.
+    group: str = ""
 
     def texts(self) -> list[str]:
         return [self.premise, self.hypothesis]
@@ -163,6 +166,41 @@ def read_conjnli(path: str) -> list[PairExample]:
     return out
 
 
+PARARULE_CLASSES = ("false", "true")
+
+
+def read_pararule(path: str) -> list[PairExample]:
+    """PARARULE-Plus JSONL: one ``{"id", "context", "questions": [{"id", "text", "label"}]}`` per
+    line, labels true / false; each question is a pair (context, question) grouped by context."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as e:
+                raise DataFormatError(Errors.E520.format(path=path, where=f"line {n}",
+                                                         reason=f"not JSON ({e})")) from None
+            if not (isinstance(row, dict) and isinstance(row.get("context"), str)
+                    and row["context"].strip() and isinstance(row.get("questions"), list)):
+                raise DataFormatError(Errors.E520.format(
+                    path=path, where=f"line {n}", reason="expected an object with a 'context' "
+                    "string and a 'questions' list"))
+            context_id = str(row.get("id", n))
+            for q, question in enumerate(row["questions"]):
+                label = str(question.get("label", "")).strip().lower() \
+                    if isinstance(question, dict) else ""
+                if label not in PARARULE_CLASSES or not str(question.get("text", "")).strip():
+                    raise DataFormatError(Errors.E520.format(
+                        path=path, where=f"line {n}, question {q}", reason="expected a 'text' and "
+                        f"a 'label' of {' or '.join(PARARULE_CLASSES)}"))
+                out.append(PairExample(str(question.get("id", f"{context_id}-{q}")),
+                                       row["context"].strip(), question["text"].strip(),
+                                       PARARULE_CLASSES.index(label), group=context_id))
+    return out
+
+
 @dataclass(frozen=True)
 class Task:
     name: str
@@ -190,6 +228,11 @@ TASKS = {
     "conjnli": Task("conjnli", PAIR, read_conjnli,
                     {"train": "adversarial_train_15k.tsv", "test": "conj_dev.tsv"},
                     classes=NLI_CLASSES, carve_dev=1000),
+    # PARARULE-Plus ships no training file here: train and dev are carved from depth2_dev.jsonl
+    # (by context), and depth2_test.jsonl is the test set.
+    "pararule": Task("pararule", PAIR, read_pararule,
+                     {"train": "depth2_dev.jsonl", "test": "depth2_test.jsonl"},
+                     classes=PARARULE_CLASSES, carve_dev=1000),
 }
 
 
@@ -220,7 +263,11 @@ def split_files(task: Task, data: Optional[str], overrides: dict) -> dict[str, O
 def carve(train: list, dev_size: int, train_size: Optional[int], seed: int = 0) -> tuple[list, list]:
     """A seeded dev split of ``dev_size`` examples carved from ``train``, and the rest (its first
     ``train_size`` in a seeded order, or all). The same ``seed`` gives the same two sets whatever
-    the training seed, so every run of a table trains and selects on the same examples."""
+    the training seed, so every run of a table trains and selects on the same examples. Examples
+    with a ``group`` are carved whole groups at a time (the dev split then holds at least
+    ``dev_size`` examples, and no group is on both sides)."""
+    if any(getattr(ex, "group", "") for ex in train):
+        return _carve_groups(train, dev_size, train_size, seed)
     order = np.random.default_rng(seed).permutation(len(train))
     if dev_size >= len(train):
         raise DataFormatError(Errors.E520.format(
@@ -229,3 +276,20 @@ def carve(train: list, dev_size: int, train_size: Optional[int], seed: int = 0) 
     dev = [train[i] for i in sorted(order[:dev_size])]
     rest = order[dev_size:] if train_size is None else order[dev_size:dev_size + train_size]
     return [train[i] for i in rest], dev
+
+
+def _carve_groups(train: list, dev_size: int, train_size: Optional[int], seed: int):
+    groups: dict[str, list[int]] = {}
+    for i, ex in enumerate(train):
+        groups.setdefault(ex.group, []).append(i)
+    names = list(groups)
+    if dev_size >= len(train) or (dev_size and len(names) < 2):
+        raise DataFormatError(Errors.E520.format(
+            path="the training file", where=f"{len(train)} examples in {len(names)} groups",
+            reason=f"too few to carve a dev split of {dev_size}; lower --dev-size"))
+    dev, rest = [], []
+    for g in np.random.default_rng(seed).permutation(len(names)):
+        (dev if len(dev) < dev_size else rest).extend(groups[names[g]])
+    if train_size is not None:
+        rest = rest[:train_size]
+    return [train[i] for i in rest], [train[i] for i in sorted(dev)]
