@@ -118,6 +118,8 @@ def test_onnx_runtime_gives_the_torch_trees_from_a_checked_cache(bundled_torch, 
     assert isinstance(fast.network, OnnxNetwork)
     want = [t.to_string() for t in bundled_torch.parse(SENTENCES)]
     assert [t.to_string() for t in fast.parse(SENTENCES)] == want
+    # The session holds the weights: PyTorch's copy is released, not kept beside it.
+    assert all(p.device.type == "meta" for p in fast.chart_parser.parameters())
     exported = fast.network.path
     assert exported.is_relative_to(tmp_path)
     stamp = exported.with_name("network.onnx.sha256").read_text().strip()

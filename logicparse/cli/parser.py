@@ -142,7 +142,7 @@ def export_cmd(
     from ..parser.export import export_model
     from ..parser.loading import load_parser
 
-    loaded = load_parser(model)
+    loaded = load_parser(model, runtime="torch")  # the weights themselves are written
     export_model(loaded.chart_parser, out, name=loaded.name, dtype=dtype,
                  omit_word_embeddings=not full, metrics=getattr(loaded, "metrics", {}))
     print(json.dumps({"model": str(out), "full": full, "dtype": dtype}))
@@ -166,7 +166,7 @@ def calibrate_cmd(
     examples = load_examples(treebank)
     if limit:
         examples = examples[:limit]
-    model = load_parser(parser)
+    model = load_parser(parser, runtime="torch")  # benepar's own parse gives the span scores
     results = calibrate_span_bias(model, examples)
     best = best_bias(results)
     if write:

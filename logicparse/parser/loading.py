@@ -106,6 +106,10 @@ class ChartParserModel:
 
         # What runs the network: ONNX Runtime on a CPU when it is installed, else PyTorch.
         self.network = choose_network(self.chart_parser, self._encode, self.device, runtime)
+        if self.network.name != "torch":
+            # The session holds its own copy of the weights; PyTorch's would only add ~90 MB to
+            # every worker. Tokenizer, padding and decoder stay; they hold no weights.
+            self.chart_parser.to("meta")
 
     # ------------------------------------------------------------------------------------------
     def parse(self, sentences: Sequence[Sequence[str]]) -> list[ParseTree]:

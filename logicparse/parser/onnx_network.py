@@ -50,7 +50,8 @@ def model_key(chart_parser) -> str:
     h = hashlib.sha256()
     for name, tensor in sorted(chart_parser.state_dict().items()):
         h.update(name.encode())
-        h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+        # The array's own buffer: tobytes() would copy every weight once more at each start.
+        h.update(tensor.detach().cpu().contiguous().numpy().reshape(-1).view(np.uint8))
     h.update(json.dumps({"config": chart_parser.config, "torch": torch.__version__,
                          "onnxruntime": onnxruntime.__version__, "export": EXPORT_VERSION},
                         sort_keys=True, default=str).encode())
