@@ -125,21 +125,27 @@ def report(args, rows: list[dict]) -> dict:
            "sources": {}, "differences": {}, "groups": {}}
     print(f"\n{args.task}: train {args.train_size}, {args.epochs} epochs, lr {args.lr:g}, "
           f"test = {len(rows[0]['test_predictions']) if rows else 0} pairs\n")
-    print("| source | seeds | dev acc | test acc | step time vs none |")
-    print("|---|---|---|---|---|")
+    print("| source | seeds | dev acc | test acc | s / step (median) | vs none, same seed (median) |")
+    print("|---|---|---|---|---|---|")
+    plain = {r["seed"]: r["step_seconds"] for r in by.get("none", []) if r.get("step_seconds")}
     for s, rs in by.items():
         dev, test = C.mean_std([r["dev_accuracy"] for r in rs]), C.mean_std([r["test_accuracy"] for r in rs])
-        ratios = [r["step_ratio"] for r in rs if r.get("step_ratio")]
-        ratio = f"{np.mean(ratios):.3f}" if ratios else "-"
-        print(f"| {s} | {len(rs)} | {dev[0]:.4f} ± {dev[1]:.4f} | {test[0]:.4f} ± {test[1]:.4f} | {ratio} |")
+        steps = [r["step_seconds"] for r in rs if r.get("step_seconds")]
+        # Runs of one seed follow each other, so they share the machine's load more than any others.
+        ratios = [r["step_seconds"] / plain[r["seed"]] for r in rs
+                  if r.get("step_seconds") and r["seed"] in plain]
+        step = f"{np.median(steps):.2f}" if steps else "-"
+        ratio = f"{np.median(ratios):.3f}" if ratios else "-"
+        print(f"| {s} | {len(rs)} | {dev[0]:.4f} ± {dev[1]:.4f} | {test[0]:.4f} ± {test[1]:.4f} "
+              f"| {step} | {ratio} |")
         out["sources"][s] = {"seeds": [r["seed"] for r in rs], "dev": dev, "test": test,
                              "test_per_seed": [r["test_accuracy"] for r in rs]}
     if not rows:
         return out
     gold, masks = test_groups(args)
     correct = {s: C.correct_matrix([r["test_predictions"] for r in rs], gold) for s, rs in by.items()}
-    print("\n| difference (test) | per seed | mean | bootstrap 95% over test pairs |")
-    print("|---|---|---|---|")
+    print("\n| difference (test) | per seed | mean | bootstrap 95% over test pairs | t 95% over seeds |")
+    print("|---|---|---|---|---|")
     for a, b in (("default", "none"), ("default", "shuffled"), ("paper", "none"), ("default", "paper"),
                  ("shuffled", "none")):
         if a not in by or b not in by:
@@ -151,9 +157,13 @@ def report(args, rows: list[dict]) -> dict:
         ca = C.correct_matrix([r["test_predictions"] for r in pa], gold)
         cb = C.correct_matrix([r["test_predictions"] for r in pb], gold)
         diff, lo, hi = C.paired_bootstrap(ca, cb)
-        print(f"| {a} − {b} | {', '.join(f'{d:+.4f}' for d in per_seed)} | {diff:+.4f} | [{lo:+.4f}, {hi:+.4f}] |")
+        over_seeds = C.seed_interval(per_seed)
+        seeds_text = f"[{over_seeds[0]:+.4f}, {over_seeds[1]:+.4f}]" if over_seeds else "-"
+        print(f"| {a} − {b} | {', '.join(f'{d:+.4f}' for d in per_seed)} | {diff:+.4f} "
+              f"| [{lo:+.4f}, {hi:+.4f}] | {seeds_text} |")
         out["differences"][f"{a}-{b}"] = {"seeds": seeds, "per_seed": per_seed, "mean": diff,
-                                          "ci95": [lo, hi]}
+                                          "ci95": [lo, hi],
+                                          "ci95_seeds": list(over_seeds) if over_seeds else None}
     print("\n| test pairs with | n | " + " | ".join(by) + " |")
     print("|---|---|" + "---|" * len(by))
     for g, mask in masks.items():

@@ -189,6 +189,9 @@ def test_bootstrap_on_known_answers():
     diff, lo, hi = C.paired_bootstrap(a, b, n_boot=4000)
     assert diff == 0.5 and 0.40 < lo < 0.5 < hi < 0.60
     assert C.mean_std([0.5, 0.7]) == pytest.approx((0.6, 0.1414213562))
+    # Over seeds: mean 0.02, sd 0.01, 3 seeds: 0.02 ± t(0.975, 2) 4.3027 × 0.01 / √3.
+    assert C.seed_interval([0.01, 0.02, 0.03]) == pytest.approx((0.02 - 0.02484138, 0.02 + 0.02484138))
+    assert C.seed_interval([0.01]) is None
     assert C.group_accuracy(right, np.array([True, False, True, False])) == (1.0, 0.0, 2)
     assert C.group_accuracy(right, np.zeros(4, dtype=bool)) is None
 

@@ -4,7 +4,8 @@ Every run of a table keeps its test predictions, so the comparison is paired twi
 seed (the same training seed for both sources) and pair by pair (the same test examples). The 95%
 interval of a difference resamples the test examples (a bootstrap over the test set), holding the
 runs fixed: it says how much the difference depends on which test pairs were drawn, not how much
-it would move with other seeds (the per-seed differences show that).
+it would move with other seeds. The seed interval (Student's t over the per-seed differences) says
+that, and with three seeds it is wide.
 """
 
 from __future__ import annotations
@@ -46,6 +47,17 @@ def paired_bootstrap(a: np.ndarray, b: np.ndarray, n_boot: int = 2000, seed: int
     draws = per_example[rng.integers(0, n, size=(n_boot, n))].mean(axis=1)
     tail = (1 - level) / 2
     return float(per_example.mean()), float(np.quantile(draws, tail)), float(np.quantile(draws, 1 - tail))
+
+
+def seed_interval(differences: Sequence[float], level: float = 0.95) -> Optional[tuple[float, float]]:
+    """Student's t interval of the mean of per-seed paired differences (None for fewer than 2)."""
+    from scipy import stats
+
+    if len(differences) < 2:
+        return None
+    m, sd = mean_std(differences)
+    half = stats.t.ppf(0.5 + level / 2, len(differences) - 1) * sd / len(differences) ** 0.5
+    return m - half, m + half
 
 
 def group_accuracy(correct: np.ndarray, members: np.ndarray) -> Optional[tuple[float, float, int]]:
