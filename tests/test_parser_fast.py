@@ -147,3 +147,17 @@ def test_auto_falls_back_to_torch_when_onnx_runtime_is_missing(monkeypatch, capl
     assert "ONNX Runtime not used" in caplog.text
     with pytest.raises(ModelLoadError, match="E107"):
         load_parser("default", runtime="onnx")
+
+
+def test_releasing_freed_memory_is_harmless_without_glibc(monkeypatch):
+    import ctypes
+
+    from logicparse.parser.runtime import release_freed_memory
+
+    release_freed_memory()  # glibc here: trims the heap
+
+    def no_libc(*args, **kwargs):
+        raise OSError("no libc here")
+
+    monkeypatch.setattr(ctypes, "CDLL", no_libc)
+    release_freed_memory()  # macOS, musl, Windows: nothing to do, no error

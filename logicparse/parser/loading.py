@@ -102,7 +102,7 @@ class ChartParserModel:
         self.max_length = min(max_words, 300)
         self._tag_from_index = self.chart_parser.tag_from_index
         self._label_from_index = self.chart_parser.decoder.label_from_index
-        from .runtime import choose_network
+        from .runtime import choose_network, release_freed_memory
 
         # What runs the network: ONNX Runtime on a CPU when it is installed, else PyTorch.
         self.network = choose_network(self.chart_parser, self._encode, self.device, runtime)
@@ -110,6 +110,7 @@ class ChartParserModel:
             # The session holds its own copy of the weights; PyTorch's would only add ~90 MB to
             # every worker. Tokenizer, padding and decoder stay; they hold no weights.
             self.chart_parser.to("meta")
+        release_freed_memory()
 
     # ------------------------------------------------------------------------------------------
     def parse(self, sentences: Sequence[Sequence[str]]) -> list[ParseTree]:
