@@ -305,3 +305,12 @@ def test_pararule_trains_with_labels(tmp_path, tokenizer):
                                batch_size=4, epochs=1, lr=1e-3, k=2, checkpoint=False, quiet=True),
                    annotator=FlatAnnotator())
     assert result["train"] == 8 and result["dev"]["n"] == 4 and result["test"]["n"] == 4
+
+
+def test_a_dialogsum_line_that_is_not_json_is_named(tmp_path):
+    from logicparse.training import read_dialogsum
+
+    bad = tmp_path / "dialogsum.train.jsonl"
+    bad.write_text('{"dialogue": "#Person1#: Hi.", "summary": "A greeting."}\n{"dialogue": \n')
+    with pytest.raises(DataFormatError, match=r"dialogsum.train.jsonl, line 2: not JSON"):
+        read_dialogsum(str(bad))

@@ -122,17 +122,27 @@ def read_logiqa(path: str) -> list[ChoiceExample]:
 def read_dialogsum(path: str) -> list[SummaryExample]:
     """DialogSum JSONL: ``dialogue`` and ``summary`` (train/dev) or ``summary1..3`` (test)."""
     out = []
+    for n, row in _jsonl(path):
+        refs = [row[k] for k in ("summary", "summary1", "summary2", "summary3")
+                if isinstance(row, dict) and row.get(k)]
+        if not isinstance(row, dict) or "dialogue" not in row or not refs:
+            raise DataFormatError(Errors.E520.format(
+                path=path, where=f"line {n}", reason="expected 'dialogue' and 'summary' fields"))
+        out.append(SummaryExample(str(row.get("fname", n)), row["dialogue"], refs))
+    return out
+
+
+def _jsonl(path: str):
+    """(line number, object) of each non-blank line; a line that is not JSON is an E520 naming it."""
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue
-            row = json.loads(line)
-            refs = [row[k] for k in ("summary", "summary1", "summary2", "summary3") if row.get(k)]
-            if "dialogue" not in row or not refs:
-                raise DataFormatError(Errors.E520.format(
-                    path=path, where=f"line {n}", reason="expected 'dialogue' and 'summary' fields"))
-            out.append(SummaryExample(str(row.get("fname", n)), row["dialogue"], refs))
-    return out
+            try:
+                yield n, json.loads(line)
+            except ValueError as e:
+                raise DataFormatError(Errors.E520.format(path=path, where=f"line {n}",
+                                                         reason=f"not JSON ({e})")) from None
 
 
 NLI_CLASSES = ("entailment", "neutral", "contradiction")
@@ -173,31 +183,23 @@ def read_pararule(path: str) -> list[PairExample]:
     """PARARULE-Plus JSONL: one ``{"id", "context", "questions": [{"id", "text", "label"}]}`` per
     line, labels true / false; each question is a pair (context, question) grouped by context."""
     out = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as e:
-                raise DataFormatError(Errors.E520.format(path=path, where=f"line {n}",
-                                                         reason=f"not JSON ({e})")) from None
-            if not (isinstance(row, dict) and isinstance(row.get("context"), str)
-                    and row["context"].strip() and isinstance(row.get("questions"), list)):
+    for n, row in _jsonl(path):
+        if not (isinstance(row, dict) and isinstance(row.get("context"), str)
+                and row["context"].strip() and isinstance(row.get("questions"), list)):
+            raise DataFormatError(Errors.E520.format(
+                path=path, where=f"line {n}", reason="expected an object with a 'context' "
+                "string and a 'questions' list"))
+        context_id = str(row.get("id", n))
+        for q, question in enumerate(row["questions"]):
+            label = str(question.get("label", "")).strip().lower() \
+                if isinstance(question, dict) else ""
+            if label not in PARARULE_CLASSES or not str(question.get("text", "")).strip():
                 raise DataFormatError(Errors.E520.format(
-                    path=path, where=f"line {n}", reason="expected an object with a 'context' "
-                    "string and a 'questions' list"))
-            context_id = str(row.get("id", n))
-            for q, question in enumerate(row["questions"]):
-                label = str(question.get("label", "")).strip().lower() \
-                    if isinstance(question, dict) else ""
-                if label not in PARARULE_CLASSES or not str(question.get("text", "")).strip():
-                    raise DataFormatError(Errors.E520.format(
-                        path=path, where=f"line {n}, question {q}", reason="expected a 'text' and "
-                        f"a 'label' of {' or '.join(PARARULE_CLASSES)}"))
-                out.append(PairExample(str(question.get("id", f"{context_id}-{q}")),
-                                       row["context"].strip(), question["text"].strip(),
-                                       PARARULE_CLASSES.index(label), group=context_id))
+                    path=path, where=f"line {n}, question {q}", reason="expected a 'text' and "
+                    f"a 'label' of {' or '.join(PARARULE_CLASSES)}"))
+            out.append(PairExample(str(question.get("id", f"{context_id}-{q}")),
+                                   row["context"].strip(), question["text"].strip(),
+                                   PARARULE_CLASSES.index(label), group=context_id))
     return out
 
 
