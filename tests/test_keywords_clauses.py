@@ -3,7 +3,7 @@ rules for time clauses and examples, on hand-written trees (no parser, no encode
 
 import pytest
 
-from logicparse.senses.rules import CONNECTIVE, UNDECIDED, Leaning, decide
+from logicparse.senses.rules import CONNECTIVE, UNDECIDED, decide
 from logicparse.trees import read_tree
 
 
@@ -68,7 +68,7 @@ BUT = [
     ("(S (NP (DT The) (NN win)) (VP (VBZ is) (NP (CC but) (DT a) (NN step))) (. .))", None),
     # ... but "anything but I …" coordinates clauses
     ("(S (S (NP (PRP I)) (VP (VBD had) (NP (NN nothing)))) (CC but) (S (NP (PRP I)) (VP (VBD waited))))",
-     Leaning("adversative")),
+     "adversative"),
     # not only X but also Y: conjunction; not X but Y: a correction, comparative
     ("(S (NP (PRP They)) (VP (VBP help) (NP (NP (RB not) (RB only) (DT the) (NNS elites)) (, ,) (CC but)"
      " (NP (NN society)))) (. .))", "conjunction"),
@@ -78,13 +78,12 @@ BUT = [
     ("(S (NP (PRP It)) (VP (VBZ is) (NP (DT a) (ADJP (JJ small) (CC but) (JJ nice)) (NN airport))) (. .))",
      "adversative"),
     ("(S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ sweet) (CC but) (RB very) (JJ dry))) (. .))", "adversative"),
-    # two clauses, or a sentence opened by `but`: leaning to GDTB's majority, concession (a
-    # `but` classifier decides where one is loaded)
+    # two clauses, or a sentence opened by `but`: GDTB's majority, concession
     ("(S (S (NP (PRP It)) (VP (VBD rained))) (, ,) (CC but) (S (NP (PRP we)) (VP (VBD went))) (. .))",
-     Leaning("adversative")),
-    ("(S (CC But) (NP (PRP we)) (VP (VBD went)) (. .))", Leaning("adversative")),
-    ("(S (INTJ (UH Uh)) (, ,) (CC but) (NP (PRP we)) (VP (VBD went)) (. .))", Leaning("adversative")),
-    # verb phrases: the classifier or the lexicon (comparative)
+     "adversative"),
+    ("(S (CC But) (NP (PRP we)) (VP (VBD went)) (. .))", "adversative"),
+    ("(S (INTJ (UH Uh)) (, ,) (CC but) (NP (PRP we)) (VP (VBD went)) (. .))", "adversative"),
+    # verb phrases: the lexicon (comparative)
     ("(S (NP (PRP He)) (VP (VP (VBD came)) (CC but) (VP (VBD left))) (. .))", UNDECIDED),
 ]
 

@@ -77,22 +77,6 @@ def test_a_rule_decides_first_then_the_classifier_then_the_lexicon():
         ("temporal", 1.0, "lexicon"), ("causal", 1.0, "lexicon"), ("comparative", 1.0, "lexicon")]
 
 
-BUT_CLAUSES = "(S (S (NP (PRP It)) (VP (VBD rained))) (, ,) (CC but) (S (NP (PRP we)) (VP (VBD went))) (. .))"
-
-
-def test_a_leaning_rule_stands_only_without_a_classifier_for_its_keyword():
-    """Two clauses joined by `but`: the rule leans to concession. A classifier for `but` decides
-    instead, told the occurrence is a connective (so never none); without one the rule's
-    relation stands; with a classifier for other keywords only, too."""
-    clf = FixedClassifier()
-    clf.estimators = {**FixedClassifier.estimators, "but": None}
-    assert decided(KeywordDecisions(clf), [q("but", BUT_CLAUSES)]) == [("causal", 0.75, "classifier")]
-    assert clf.batches == [[("but", "but", True)]]
-    assert decided(KeywordDecisions(FixedClassifier()), [q("but", BUT_CLAUSES)]) == [
-        ("adversative", 1.0, "rule")]
-    assert decided(KeywordDecisions(None), [q("but", BUT_CLAUSES)]) == [("adversative", 1.0, "rule")]
-
-
 def test_the_name_says_which_sources_decide():
     assert KeywordDecisions(FixedClassifier()).name == "rules+fixed"
     assert KeywordDecisions(FixedClassifier(), rules=False).name == "fixed"

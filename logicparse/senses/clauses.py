@@ -13,18 +13,16 @@ Two questions the lexicon cannot answer and the encoder answers poorly (docs/sen
   properties of one thing, the second holding despite the first: adversative), ``all but``,
   ``nothing but``, ``is but a step`` (= except, only: none), ``But –`` with nothing after it
   (none). Nothing on the surface of two clauses joined by ``but`` tells contrast from
-  concession (docs/senses.md); there the rule leans to the majority of GDTB's train documents,
-  concession (a :class:`~logicparse.senses.site.Leaning`: a ``but`` classifier, where one is
-  loaded, decides instead), and leaves coordinated verb phrases (``came but left``) to the
-  classifier or the lexicon.
+  concession (docs/senses.md); there the rule takes the majority of GDTB's train documents,
+  concession, and leaves coordinated verb phrases (``came but left``) to the lexicon.
 
-Each function returns a relation, ``None``, a ``Leaning`` or :data:`~logicparse.senses.site.UNDECIDED`, like
+Each function returns a relation, ``None`` or :data:`~logicparse.senses.site.UNDECIDED`, like
 the rules in ``rules.py``; the conventions are those of docs/labelling.md.
 """
 
 from __future__ import annotations
 
-from .site import _PUNCT_TAGS, CONNECTIVE, UNDECIDED, Leaning, Site, base
+from .site import _PUNCT_TAGS, CONNECTIVE, UNDECIDED, Site, base
 
 _BE = frozenset("be am is are was were been 's 're 'm".split())  # not "being": an event
 _HAVE = frozenset("have has had 've 'd".split())
@@ -115,9 +113,8 @@ def but(s: Site):
         return "adversative"  # "small but nice", "sweet but balanced": nice despite small
     if coordinates in ("S", "SINV", "SQ", "FRAG") or all(w in _OPENERS for w in before):
         # Two clauses, or a sentence opened by `but`: GDTB's train documents make about two in
-        # three of them concessions, the rest contrasts (the lexicon's relation). A `but`
-        # classifier, where one is loaded, tells them apart a little better (docs/senses.md).
-        return Leaning("adversative")
+        # three of them concessions, the rest contrasts (the lexicon's relation).
+        return "adversative"
     return UNDECIDED
 
 

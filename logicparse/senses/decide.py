@@ -3,8 +3,7 @@
 The rules (``rules.py``) cost a few microseconds and settle most frequent keywords (``in``,
 ``like``, ``when``, ``if``) without an encoder; what they leave undecided goes to the keyword's
 sense classifier if there is one (one batched encoder call for all of them), and otherwise keeps
-the lexicon's first sense. A rule's :class:`~logicparse.senses.site.Leaning` (two clauses joined
-by ``but``) goes to the classifier too, as a connective, and stands where there is none. Every decision names its source (``rule``, ``classifier``,
+the lexicon's first sense. Every decision names its source (``rule``, ``classifier``,
 ``lexicon``) so that a Document says how each relation was decided.
 """
 
@@ -16,7 +15,7 @@ from typing import Optional, Sequence
 
 from ..taxonomy import keywords as taxonomy_keywords
 from . import SenseDecision, SenseQuery
-from .rules import CONNECTIVE, UNDECIDED, Leaning, decide
+from .rules import CONNECTIVE, UNDECIDED, decide
 
 logger = logging.getLogger(__name__)
 
@@ -55,12 +54,6 @@ class KeywordDecisions:
         for i, q in enumerate(queries):
             if self.rules and q.tree is not None:
                 r = decide(q.keyword, q.tree, q.token_start, q.token_end)
-                if isinstance(r, Leaning):
-                    # The rule's relation stands only where no classifier picks a better one.
-                    if q.keyword not in classified:
-                        out[i] = SenseDecision(r.relation, RULE_CONFIDENCE, "rule")
-                        continue
-                    r = CONNECTIVE
                 if r is CONNECTIVE:
                     queries[i] = q = dataclasses.replace(q, connective=True)
                 elif r is not UNDECIDED:

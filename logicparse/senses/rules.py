@@ -17,7 +17,7 @@ from typing import Callable
 
 from ..trees import ParseTree
 from . import clauses
-from .site import _AUX, _PUNCT_TAGS, _TIME_WORDS, _YEAR, CONNECTIVE, UNDECIDED, Leaning, Site, base
+from .site import _AUX, _PUNCT_TAGS, _TIME_WORDS, _YEAR, CONNECTIVE, UNDECIDED, Site, base
 
 # Words after which a wh-clause or an if-clause is a question ("know when", "ask if").
 _QUESTION_TAKERS = frozenset("""
@@ -295,11 +295,11 @@ RULES: dict[str, Callable[[Site], object]] = {
 
 def decide(keyword: str, tree: ParseTree, start: int, end: int):
     """The rule's decision for ``keyword`` at tokens [start, end) of ``tree``: a relation,
-    ``None`` (not a connective), :data:`CONNECTIVE`, a :class:`Leaning` or :data:`UNDECIDED`."""
+    ``None`` (not a connective) or :data:`UNDECIDED`."""
     rule = RULES.get(keyword)
     if rule is None:
         return UNDECIDED
     return rule(Site(tree, start, end))
 
 
-__all__ = ["UNDECIDED", "CONNECTIVE", "Leaning", "RULES", "decide", "base", "Site"]
+__all__ = ["UNDECIDED", "CONNECTIVE", "RULES", "decide", "base", "Site"]

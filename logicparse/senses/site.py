@@ -17,15 +17,6 @@ UNDECIDED = object()  # the rule has nothing to say: a classifier or the lexicon
 # picks which sense, but not none (``since I've been back``, ``as the nation industrialized``).
 CONNECTIVE = object()
 
-
-@dataclass(frozen=True)
-class Leaning:
-    """A connective whose relation the tree only leans to (two clauses joined by ``but``: more
-    often a concession than a contrast): the keyword's classifier, where one is loaded, picks
-    among its relations (never none); without one the rule's ``relation`` stands."""
-
-    relation: str
-
 # Heads of a time expression after `in` ("in 1998", "in the morning", "in two weeks").
 _TIME_WORDS = frozenset("""
 january february march april may june july august september october november december jan feb
