@@ -230,6 +230,42 @@ def test_train_cli_round_trip_and_encoder_mismatch(tmp_path, tiny_encoder_dir):
         load_senses(str(tiny_encoder_dir))
 
 
+def test_train_keep_adds_keywords_to_a_model_directory(tmp_path, tiny_encoder_dir):
+    """--keep retrains the keywords given and keeps the directory's other models as they were;
+    without it the directory holds the given keywords only; models of another encoder are not
+    kept beside new ones (E209)."""
+    from logicparse.cli import _register, app
+    from logicparse.senses.data import read_hand, write_annotations
+
+    _register()
+    train = tmp_path / "train.jsonl"
+    write_annotations(train, read_hand(FIXTURES / "train.tsv"))
+    out = tmp_path / "svm"
+
+    def run(keywords, *extra, to=out):
+        return CliRunner().invoke(app, ["senses", "train", "--annotations", str(train), "--keywords",
+                                        keywords, "--encoder", str(tiny_encoder_dir), "--out", str(to),
+                                        "--folds", "3", "--repeats", "1", *extra])
+
+    assert run("since,while").exit_code == 0
+    before = json.loads((out / "meta.json").read_text())["keywords"]
+    res = run("since", "--keep")
+    assert res.exit_code == 0, res.output
+    kept = json.loads((out / "meta.json").read_text())["keywords"]
+    assert set(kept) == {"since", "while"} and kept["while"] == before["while"]
+    assert load_senses(str(out)).classifier.keywords == ["since", "while"]
+    assert run("since").exit_code == 0
+    assert set(json.loads((out / "meta.json").read_text())["keywords"]) == {"since"}
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "meta.json").write_text(json.dumps({"encoder": {"name": "another", "fingerprint": "0"},
+                                                 "keywords": {"as": {}}}))
+    res = run("since", "--keep", to=other)
+    assert res.exit_code != 0 and "trained for encoder 'another'" in res.output
+    assert not (other / "since.skops").exists()
+
+
 def test_unknown_encoder_is_a_clear_error():
     from logicparse.errors import OptionError
 

@@ -86,6 +86,9 @@ def train(
     repeats: int = typer.Option(3, help="Cross-validation repeats (differently shuffled folds)."),
     window: int = typer.Option(64, help="Subwords around the keyword that are encoded (0: the "
                                "encoder's limit); recorded with the models and used at annotation."),
+    keep: bool = typer.Option(False, "--keep", help="Keep the models OUT already holds for the "
+                              "keywords not given (trained for the same encoder), e.g. add "
+                              "'however,but' from keywords_train.jsonl to the bundled models."),
 ) -> None:
     """Train one SVM per keyword; layer, pooling, kernel and C by cross-validation."""
     from ..senses.classifier import get_encoder
@@ -94,7 +97,8 @@ def train(
 
     anns = merge_annotations(read_annotations([p for p in annotations]))
     meta = train_models(anns, get_encoder(encoder, device), _keywords(keywords), out, folds=folds,
-                        repeats=repeats, window=window or None, progress=sys.stderr.isatty(), say=_say)
+                        repeats=repeats, window=window or None, progress=sys.stderr.isatty(), say=_say,
+                        keep=keep)
     typer.echo(json.dumps({"out": str(out), "cv_accuracy": {k: v["cv_accuracy"] for k, v in
                                                              meta["keywords"].items()}}))
 

@@ -14,7 +14,8 @@ Two questions the lexicon cannot answer and the encoder answers poorly (docs/sen
   ``nothing but``, ``is but a step`` (= except, only: none), ``But –`` with nothing after it
   (none). Nothing on the surface of two clauses joined by ``but`` tells contrast from
   concession (docs/senses.md); there the rule takes the majority of GDTB's train documents,
-  concession, and leaves coordinated verb phrases (``came but left``) to the lexicon.
+  concession, and leaves coordinated verb phrases (``came but left``) to the ``but``
+  classifier (or, without one, the lexicon).
 
 Each function returns a relation, ``None`` or :data:`~logicparse.senses.site.UNDECIDED`, like
 the rules in ``rules.py``; the conventions are those of docs/labelling.md.

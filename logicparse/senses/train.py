@@ -55,10 +55,12 @@ def _trainable(anns: Sequence[Annotation]) -> list[Annotation]:
 
 def train_models(annotations: Sequence[Annotation], encoder: Encoder, keywords: Sequence[str],
                  out: Path, folds: int = 5, repeats: int = 3, seed: int = 0, layers: Optional[Sequence[int]] = None,
-                 window: Optional[int] = WINDOW, progress: bool = True, say=print) -> dict:
+                 window: Optional[int] = WINDOW, progress: bool = True, say=print,
+                 keep: bool = False) -> dict:
     """Fit one SVM per keyword and write ``out/<kw>.skops`` and ``out/meta.json``. ``window``:
     subwords (specials included) around the keyword that are encoded, in training and at
-    annotation time alike (None: the encoder's limit)."""
+    annotation time alike (None: the encoder's limit). ``keep``: the models ``out`` already holds
+    for other keywords stay (they must be trained for the same encoder)."""
     import sklearn
     import skops
     import skops.io as sio
@@ -66,6 +68,7 @@ def train_models(annotations: Sequence[Annotation], encoder: Encoder, keywords: 
     from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold, cross_val_score
 
     out = Path(out)
+    kept = _kept_entries(out, encoder, keywords) if keep else {}
     out.mkdir(parents=True, exist_ok=True)
     by_kw = {kw: _trainable([a for a in annotations if a.keyword == kw]) for kw in keywords}
     for kw, anns in by_kw.items():
@@ -81,7 +84,7 @@ def train_models(annotations: Sequence[Annotation], encoder: Encoder, keywords: 
     meta = {"format": 1, "name": out.name, "encoder": encoder.identity,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "versions": {"scikit-learn": sklearn.__version__, "skops": skops.__version__},
-            "keywords": {}}
+            "keywords": dict(kept)}
     for kw in keywords:
         anns = by_kw[kw]
         idx = [row[id(a)] for a in anns]
@@ -119,6 +122,23 @@ def train_models(annotations: Sequence[Annotation], encoder: Encoder, keywords: 
             f"cv_accuracy={score:.3f}")
     (out / META).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return meta
+
+
+def _kept_entries(out: Path, encoder: Encoder, keywords: Sequence[str]) -> dict:
+    """The entries of ``out/meta.json`` for keywords not retrained ({} if there is none yet);
+    refused (E209) if they were trained for another encoder."""
+    from ..errors import ModelLoadError
+
+    path = out / META
+    if not path.is_file():
+        return {}
+    old = json.loads(path.read_text(encoding="utf-8"))
+    trained = old.get("encoder", {})
+    if trained.get("fingerprint") != encoder.fingerprint:
+        raise ModelLoadError(Errors.E209.format(
+            path=out, trained=trained.get("name"), trained_fp=trained.get("fingerprint"),
+            loaded=encoder.name, loaded_fp=encoder.fingerprint))
+    return {kw: e for kw, e in old.get("keywords", {}).items() if kw not in keywords}
 
 
 def _entries(model) -> dict:
