@@ -105,8 +105,9 @@ def load_labels(shards: str, texts: list[str], mapping: Optional[str] = None
 
 def annotate_missing(texts: list[str], shards: Path, annotator=None, parser: str = "default",
                      senses: Optional[str] = "default", device: str = "cpu", workers: int = 1,
-                     batch_size: int = 32) -> None:
-    """Annotate ``texts`` into a new shard directory under ``shards`` (once; later runs read it).
+                     batch_size: int = 32) -> Path:
+    """Annotate ``texts`` into a new shard directory under ``shards`` (once; later runs read it)
+    and return that directory.
 
     With no ``annotator`` this is the batch annotator (``logicparse annotate``) on a JSONL of the
     texts, so the same shards can be made ahead of time, on more workers, with that command.
@@ -126,13 +127,14 @@ def annotate_missing(texts: list[str], shards: Path, annotator=None, parser: str
 
         docs = list(annotator.pipe(texts, batch_size=batch_size, ids=[text_id(t) for t in texts]))
         write_documents(out, docs)
-        return
+        return out
     from ..batch import RunConfig, WorkerSpec, annotate_corpus
     from ..batch.progress import make_progress
 
     config = RunConfig(workers=workers, overwrite=True,
                        worker=WorkerSpec(parser=parser, senses=senses, device=device))
     annotate_corpus([str(jsonl)], out, config, progress=make_progress(quiet=False))
+    return out
 
 
 def labels_for(texts: list[str], shards: Optional[str], data_file: str, source: str = "default",
@@ -145,8 +147,10 @@ def labels_for(texts: list[str], shards: Optional[str], data_file: str, source: 
     cache = Path(shards) if shards else default_cache_dir(data_file)
     found, missing = load_labels(str(cache), texts, mapping="default")
     if missing and annotate:
-        annotate_missing(missing, cache, **annotate_kwargs)
-        found, missing = load_labels(str(cache), texts, mapping="default")
+        # Only the new run is read: the cache's other runs were verified a moment ago.
+        new, missing = load_labels(str(annotate_missing(missing, cache, **annotate_kwargs)),
+                                   missing, mapping="default")
+        found.update(new)
     if missing:
         raise DataFormatError(Errors.E514.format(where=cache, id=text_id(missing[0]),
                                                  text=missing[0][:60]))
