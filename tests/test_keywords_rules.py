@@ -300,6 +300,20 @@ WHEN = [
      "(VP (VBD wanted)))))))", 0, "temporal"),
     ("(S (SBAR (WHADVP (WRB When)) (S (NP (PRP it)) (VP (VBZ rains)))) (, ,) (SBAR (WHNP (WDT which)) "
      "(S (VP (VBZ is) (ADVP (RB often))))) (, ,) (NP (PRP we)) (VP (VBP stay) (ADVP (RB in))))", 0, "temporal"),
+    # a relative on a time expression past a parenthetical adverb, or on a time adverb after a
+    # comma: none; the adverb without the comma, or opening the sentence: a time clause
+    ("(S (NP (NNS Hopes)) (VP (VBD were) (VP (VBN quashed) (PP (IN in) (NP (CD 1834))) (, ,) (ADVP (RB however)) "
+     "(, ,) (SBAR (WHADVP (WRB when)) (S (NP (NNP Santa) (NNP Anna)) (VP (VBD dismissed) (NP (PRP it))))))))",
+     0, None),
+    ("(S (NP (PRP I)) (VP (VBD wanted) (S (VP (TO to) (VP (VB give) (NP (PRP it)) (NP (NN tomorrow)) (, ,) "
+     "(SBAR (WHADVP (WRB when)) (S (NP (PRP we)) (VP (VBP go) (ADVP (RB over))))))))))", 0, None),
+    ("(S (NP (NN Today)) (SBAR (WHADVP (WRB when)) (S (NP (PRP I)) (VP (VBD came) (ADVP (RB in))))) "
+     "(, ,) (NP (PRP it)) (VP (VBD rained)))", 0, "temporal"),
+    ("(S (NP (NN Yesterday)) (, ,) (SBAR (WHADVP (WRB when)) (S (NP (PRP I)) (VP (VBD came) (ADVP (RB in))))) "
+     "(, ,) (NP (PRP it)) (VP (VBD rained)))", 0, "temporal"),
+    # an extraposed relative on a time noun: none
+    ("(S (ADVP (RB now)) (NP (DT the) (NN time)) (VP (VBZ comes) (SBAR (WHADVP (WRB when)) (S (NP (PRP we)) "
+     "(VP (MD shall) (VP (VB redeem) (NP (PRP$ our) (NN pledge))))))))", 0, None),
 ]
 
 

@@ -44,6 +44,10 @@ _WH = frozenset({"how", "what", "where", "why", "who", "whom", "which", "whether
 # Time words that are adverbs, not heads a relative can follow ("today when I came in").
 _TIME_ADVERBS = frozenset("""today tomorrow yesterday recent early late earlier later past future
 advance half halves""".split())
+# Time adverbs a relative `when` can follow after a comma ("tomorrow , when we go over").
+_RELATIVE_ADVERBS = frozenset("today tomorrow yesterday tonight".split())
+# Verbs between a time noun and its extraposed relative ("the time comes when").
+_COME = frozenset("comes came come arrives arrived".split())
 # Prepositions whose object a `when` clause is (a free relative: "from when", "than when").
 _FREE_RELATIVE = frozenset({"from", "than", "to", "until", "till", "since"})
 # Verbs of a comment clause that also take an object ("as I recall the high hopes": a time).
@@ -112,8 +116,10 @@ def _when(s: Site):
         return None  # "I like when it 's gloomy": the clause is the object
     if s.prev == "out" and s.word(s.start - 2) in _QUESTION_TAKERS | {"work", "works", "worked"}:
         return None  # "figure out when", "find out when"
-    if s.prev == "," and _time_head(s.word(s.start - 2)) or _time_head(s.prev):
-        return None  # a relative on a time expression: "until January , when", "the 1920s when"
+    if _time_head(s.prev) or _relative_after_comma(s):
+        return None  # a relative on a time expression: "the 1920s when", "until January , when"
+    if s.prev in _COME and any(w in _TIME_NOUNS for w in s.words[max(0, s.start - 4):s.start]):
+        return None  # an extraposed relative: "the time comes when we shall redeem our pledge"
     clause = s.clause_of(s.start)
     if clause >= 0:
         parent = s.tree.parents[clause]
@@ -124,6 +130,20 @@ def _when(s: Site):
         if parent >= 0 and s.prev == "and" and _has_wh_sister(s, parent):
             return None  # "how severe it is and when it occurs"
     return "temporal"
+
+
+def _relative_after_comma(s: Site) -> bool:
+    """``when`` after a comma opens a relative on the time expression before it, past a
+    parenthetical adverb (``in 1834 , however , when``); after a comma a time adverb is such an
+    expression too (``tomorrow , when we go over``; without the comma, ``today when I came in``
+    is a time clause)."""
+    i = s.start - 1
+    if s.word(i) != ",":
+        return False
+    i -= 1
+    if s.tag(i) == "RB" and s.word(i) not in _TIME_ADVERBS and s.word(i - 1) == ",":
+        i -= 2  # ", however ,"
+    return i >= 0 and _time_head(s.word(i)) or i > 0 and s.word(i) in _RELATIVE_ADVERBS
 
 
 def _time_head(word: str) -> bool:
