@@ -255,6 +255,20 @@ LIKE = [
      "(NN noise)) (PP (IN like) (NP (NN paper)))))))", "analogy"),
     ("(S (NP (NNP John)) (VP (VBZ knows) (NP (NP (NNS people)) (PP (IN like) (NP (DT that))))))", "analogy"),
     ("(S (NP (PRP He)) (VP (VBD dressed) (PRT (RP up)) (PP (IN like) (NP (NNP Undertaker)))))", "analogy"),
+    # set off by commas after a plural noun, a bare noun or a gerund: examples; a possessive
+    # object stays a likeness ("its antennae , like carters ' whips")
+    ("(S (NP (NP (DT Some) (NNS concepts)) (, ,) (PP (IN like) (NP (NN tolerance))) (, ,)) (VP (VBP are) "
+     "(ADJP (JJ common))))", "example"),
+    ("(S (NP (NP (PRP$ its) (NNS antennae)) (, ,) (PP (IN like) (NP (NP (NNS carters) (POS ')) (NNS whips))) "
+     "(, ,)) (VP (VBP wave)))", "analogy"),
+    # stranded after "what": the object is the question word, none
+    ("(S (NP (PRP It)) (VP (VBZ shows) (SBAR (WHNP (WP what)) (S (NP (DT this) (NN town)) (VP (VBD was) "
+     "(PP (IN like)) (ADVP (NP (NNS centuries)) (RB ago)))))))", None),
+    ("(S (NP (PRP I)) (VP (VBP know) (SBAR (WHNP (WP what)) (S (NP (PRP it)) (VP (VBZ looks) (PP (IN like) "
+     "(PP (IN in) (NP (NN winter)))))))))", None),
+    # a likeness to an activity after a copula: analogy
+    ("(S (S (VP (VBG Leaving) (NP (PRP it)) (VP (VBG running)))) (VP (VBZ is) (PP (IN like) (S (VP (VBG sitting) "
+     "(PRT (RP down)))))))", "analogy"),
 ]
 
 

@@ -76,6 +76,10 @@ def _like(s: Site):
         return None  # an approximator: "for like 40 minutes", "more like fifteen years"
     if s.prev in _BE and s.next in ('"', "“"):
         return None  # quotative "was like \"...\"" (a comma or colon after it is caught above)
+    if _stranded(s):
+        return None  # "what the town was like centuries ago": the object is "what", asked about
+    if s.prev in _BE and s.tag(s.end) == "VBG":
+        return "analogy"  # "leaving it running is like sitting down under a sign"
     if s.prev in _PERCEPTION and (
             s.tag(s.end) == "CD" or s.next == "like"
             or any(s.tag(i).startswith(("VB", "MD")) for i in range(s.end, s.phrase_end()))):
@@ -83,10 +87,24 @@ def _like(s: Site):
     return _like_preposition(s)  # "looks like a resort": a resemblance
 
 
+def _stranded(s: Site) -> bool:
+    """``like`` whose object is a ``what`` before it: nothing that looks like a noun phrase
+    follows (``what its future looks like in the world``)."""
+    if s.tag(s.end).startswith(("NN", "JJ", "DT", "PRP", "CD", "VBG")) and not (
+            s.next in _TIME_WORDS or s.next in ("ago", "now", "then")):
+        return False
+    before = s.words[max(0, s.start - 8):s.start]
+    return "what" in before and "," not in before[before.index("what"):]
+
+
 def _like_preposition(s: Site):
     if s.tag(s.start - 1) in ("NNS", "NNPS") and s.next not in _PRONOUNS and (
             s.tag(s.end).startswith(("NN", "JJ", "CD", "VBG")) or s.next in ("the", "some", "many")):
         return "example"  # after a plural noun: "fruits like apples", "things like buying offsets"
+    if s.prev == "," and s.tag(s.start - 2) in ("NNS", "NNPS") and s.tag(s.end) in ("NN", "NNS", "VBG") \
+            and not any(s.tag(i) == "POS" or s.word(i) in ("'s", "’s", "’", "'")
+                        for i in range(s.end, s.phrase_end())):
+        return "example"  # set off after a plural noun: "some concepts , like tolerance , are"
     if s.tag(s.end).startswith("VB"):
         return None  # a filler before a verb: "I could like post a vlog"
     obj = s.object_words(8)
