@@ -170,4 +170,4 @@ def test_yet_between_two_adjectives_is_a_concession():
     check("(S (NP (PRP It)) (VP (VBZ has) (NP (ADJP (JJ simple) (CC yet) (JJ delicious)) (NN food))) (. .))",
           "yet", "adversative")
     check("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC yet) (S (NP (PRP it)) (VP (VBZ works))))",
-          "yet", "comparative")
+          "yet", "adversative")

@@ -88,10 +88,10 @@ def rule(tree: str, keyword: str, nth: int = 0):
     ("(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (VP (VBG waiting))))))", "while", "temporal"),
     ("(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (NP (PRP she)) (VP (VBD slept))))))", "while",
      CONNECTIVE),
-    # yet: 'not yet' / clause-final -> none; 'and yet' -> comparative
+    # yet: 'not yet' / clause-final -> none; 'and yet' -> adversative (a concession)
     ("(S (NP (PRP It)) (VP (VBZ is) (RB not) (ADVP (RB yet)) (ADJP (JJ done))))", "yet", None),
     ("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC and) (ADVP (RB yet)) (S (NP (PRP it)) (VP (VBZ works))))",
-     "yet", "comparative"),
+     "yet", "adversative"),
     # in: only a time expression is temporal
     ("(S (NP (PRP It)) (VP (VBD was) (VP (VBN held) (PP (IN in) (NP (NNP Paris))) (PP (IN in) (NP (CD 1998))))))",
      "in", None),
@@ -321,6 +321,8 @@ WHEN = [
      0, None),
     ("(S (NP (PRP I)) (VP (VBD wanted) (S (VP (TO to) (VP (VB give) (NP (PRP it)) (NP (NN tomorrow)) (, ,) "
      "(SBAR (WHADVP (WRB when)) (S (NP (PRP we)) (VP (VBP go) (ADVP (RB over))))))))))", 0, None),
+    ("(S (ADVP (NP (DT A) (NN year)) (RB ago)) (, ,) (SBAR (WHADVP (WRB when)) (S (NP (PRP I)) (VP (VBD met) "
+     "(PP (IN with) (NP (PRP you)))))) (, ,) (NP (DT the) (NN nation)) (VP (VBD was) (VP (VBG emerging))))", 0, None),
     ("(S (NP (NN Today)) (SBAR (WHADVP (WRB when)) (S (NP (PRP I)) (VP (VBD came) (ADVP (RB in))))) "
      "(, ,) (NP (PRP it)) (VP (VBD rained)))", 0, "temporal"),
     ("(S (NP (NN Yesterday)) (, ,) (SBAR (WHADVP (WRB when)) (S (NP (PRP I)) (VP (VBD came) (ADVP (RB in))))) "
@@ -489,11 +491,11 @@ OTHERS = [
     ("(S (NP (PRP He)) (VP (VBD married) (SBAR (IN while) (ADJP (RB still) (JJ young)))))", "while", UNDECIDED),
     ("(S (NP (PRP He)) (VP (VBD read) (PP (IN while) (S (NP (PRP she)) (VP (VBD slept))))))", "while", UNDECIDED),
     ("(SBAR (IN Since) (S (NP (PRP it)) (VP (VBD rained))))", "since", CONNECTIVE),
-    # yet: "but yet" and the coordinator: comparative
+    # yet: "but yet" and the coordinator: a concession
     ("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC but) (ADVP (RB yet)) (S (NP (PRP it)) "
-     "(VP (VBZ works))))", "yet", "comparative"),
+     "(VP (VBZ works))))", "yet", "adversative"),
     ("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC yet) (S (NP (PRP it)) (VP (VBZ works))))",
-     "yet", "comparative"),
+     "yet", "adversative"),
     # yet as aspect, at the end of its clause: none; "have yet to", or a lone "Yet ?": the classifier
     ("(S (NP (PRP I)) (VP (VBP have) (RB n't) (VP (VBN told) (NP (PRP you)) (ADVP (RB yet)))) (. .))", "yet", None),
     ("(NP (NN Nothing) (ADVP (RB yet)) (. .))", "yet", None),
