@@ -35,9 +35,11 @@ LATE = "(S (SBAR (IN {kw}) (S (NP (PRP I)) (VP ({tag} {verb}) {rest}))) (, ,) (N
     ("As", "VBD", "left", "(NP (DT the) (NN house))", CONNECTIVE),
     ("As", "VBD", "was", "(VP (VBG walking))", CONNECTIVE),
     ("As", "VBD", "was", "(PP (IN in) (NP (NNP Rome)))", CONNECTIVE),
-    # since + a past state is a time as often as a reason ("since I was young")
-    ("Since", "VBD", "was", "(ADJP (JJ young))", CONNECTIVE),
-    ("Since", "VBD", "left", "(NP (NNP Rome))", CONNECTIVE),
+    # since + one past verb is a starting point ("since I was young", "since I left Rome");
+    # past "had" may still give a reason: the classifier
+    ("Since", "VBD", "was", "(ADJP (JJ young))", "temporal"),
+    ("Since", "VBD", "left", "(NP (NNP Rome))", "temporal"),
+    ("Since", "VBD", "had", "(NP (DT no) (NN car))", CONNECTIVE),
     # while + a modal, or a negated adjective or one with its own clause: a concession; a plain
     # adjective ("while it is warm": a time) or a noun phrase: the classifier
     ("While", "VBP", "am", "(ADJP (JJ late))", CONNECTIVE),

@@ -74,6 +74,12 @@ def clause_relation(keyword: str, s: Site, clause: int):
         return "adversative" if conceded else CONNECTIVE
     if stative(s, clause, present=keyword == "since"):
         return "causal"
+    if keyword == "since":
+        verbs, _ = s.verb_group(clause)
+        if len(verbs) == 1 and verbs[0][1] == "VBD" and verbs[0][0] not in _HAVE:
+            # A past event is a starting point: "since I took office", "since I was here"
+            # (past "had" may still state a reason: "since this one had not much oak").
+            return "temporal"
     return CONNECTIVE
 
 
