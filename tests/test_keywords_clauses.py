@@ -35,11 +35,9 @@ LATE = "(S (SBAR (IN {kw}) (S (NP (PRP I)) (VP ({tag} {verb}) {rest}))) (, ,) (N
     ("As", "VBD", "left", "(NP (DT the) (NN house))", CONNECTIVE),
     ("As", "VBD", "was", "(VP (VBG walking))", CONNECTIVE),
     ("As", "VBD", "was", "(PP (IN in) (NP (NNP Rome)))", CONNECTIVE),
-    # since + one past verb is a starting point ("since I was young", "since I left Rome");
-    # past "had" may still give a reason: the classifier
-    ("Since", "VBD", "was", "(ADJP (JJ young))", "temporal"),
-    ("Since", "VBD", "left", "(NP (NNP Rome))", "temporal"),
-    ("Since", "VBD", "had", "(NP (DT no) (NN car))", CONNECTIVE),
+    # since + a past verb before a simple past ("since I was young, I took"): the classifier
+    ("Since", "VBD", "was", "(ADJP (JJ young))", CONNECTIVE),
+    ("Since", "VBD", "left", "(NP (NNP Rome))", CONNECTIVE),
     # while + a modal, or a negated adjective or one with its own clause: a concession; a plain
     # adjective ("while it is warm": a time) or a noun phrase: the classifier
     ("While", "VBP", "am", "(ADJP (JJ late))", CONNECTIVE),
@@ -51,6 +49,13 @@ LATE = "(S (SBAR (IN {kw}) (S (NP (PRP I)) (VP ({tag} {verb}) {rest}))) (, ,) (N
 ])
 def test_cause_or_time_from_the_clause(kw, tag, verb, rest, expected):
     check(LATE.format(kw=kw, tag=tag, verb=verb, rest=rest), kw.lower(), expected)
+
+
+@pytest.mark.parametrize("verb,expected", [("left", "temporal"), ("was", "temporal"), ("had", CONNECTIVE)])
+def test_since_a_past_event_before_a_perfect_is_a_starting_point(verb, expected):
+    # "Since I left Rome, I have taken taxis": a time; past "had" may still give a reason
+    check("(S (SBAR (IN Since) (S (NP (PRP I)) (VP (VBD {v}) (NP (NNP Rome))))) (, ,) (NP (PRP I)) (VP (VBP have) "
+          "(VP (VBN taken) (NP (NNS taxis)))) (. .))".format(v=verb), "since", expected)
 
 
 def test_an_equatives_clause_is_left_to_the_classifier():
