@@ -412,6 +412,13 @@ def test_since_branches(tree, expected):
 
 
 AS = [
+    # "only as" + a clause, "so long as": a condition; "as one example": an example
+    ("(S (NP (PRP This)) (VP (MD will) (VP (VB succeed) (ADVP (RB only) (SBAR (IN as) (S (NP (PRP we)) "
+     "(VP (VBP cooperate))))))))", 0, "conditional"),
+    ("(S (ADVP (RB so) (RB long) (SBAR (IN as) (S (NP (PRP we)) (VP (VBP remember))))) (, ,) (NP (PRP we)) "
+     "(VP (VBP win)))", 0, "conditional"),
+    ("(S (PP (IN As) (NP (CD one) (NN example))) (, ,) (VP (VB consider) (NP (PRP$ our) (NNS schools))))",
+     0, "example"),
     # equatives and comparisons of degree: both `as` of "as tall as", "so far as", "such ... as", "the same as"
     ("(S (NP (PRP He)) (VP (VBZ is) (ADJP (RB as) (JJ tall) (SBAR (IN as) (S (NP (PRP$ his) (NN father)))))))",
      1, None),

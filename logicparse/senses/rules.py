@@ -216,6 +216,10 @@ def _since(s: Site):
 
 
 def _as(s: Site):
+    if s.prev == "only" and s.parent_label(s.start) == "SBAR" or s.prev == "long" and s.word(s.start - 2) == "so":
+        return "conditional"  # "will succeed only as we cooperate", "so long as we remember"
+    if s.next in ("one", "another") and s.word(s.end + 1) in ("example", "illustration", "indication"):
+        return "example"  # "As one example , consider our schools" (as "as an example")
     # Equatives and comparisons of degree: "as tall as", "so far as", "such ... as", "the same as".
     before = s.words[max(0, s.start - 4):s.start]
     if "as" in before[-3:] or "so" in before[-3:-1] or "such" in before or "same" in before \
