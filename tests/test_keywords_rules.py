@@ -412,6 +412,16 @@ def test_since_branches(tree, expected):
 
 
 AS = [
+    # "as the result of": a cause; "as opposed to": = rather than; a clause whose subject or
+    # object is the other argument's ("as are short skirts", "as shown in figure 1"): analogy
+    ("(S (PP (IN As) (NP (NP (DT the) (NN result)) (PP (IN of) (NP (DT these) (NNS programs))))) (, ,) "
+     "(NP (PRP we)) (VP (VBD grew)))", 0, "causal"),
+    ("(S (VP (VB Keep) (ADJP (JJ fun)) (PP (IN as) (VP (VBN opposed) (PP (TO to) (ADJP (JJ mean)))))))", 0,
+     "comparative"),
+    ("(S (NP (NNS Shorts)) (VP (VBP are) (ADJP (JJ inappropriate)) (, ,) (SBAR (IN as) (SINV (VBP are) "
+     "(NP (JJ short) (NNS skirts))))))", 0, "analogy"),
+    ("(S (NP (NNS Homes)) (VP (VBP are) (ADJP (JJ typical)) (, ,) (SBAR (IN as) (VP (VBN shown) (PP (IN in) "
+     "(NP (NN figure) (CD 1)))))))", 0, "analogy"),
     # "only as" + a clause, "so long as": a condition; "as one example": an example
     ("(S (NP (PRP This)) (VP (MD will) (VP (VB succeed) (ADVP (RB only) (SBAR (IN as) (S (NP (PRP we)) "
      "(VP (VBP cooperate))))))))", 0, "conditional"),

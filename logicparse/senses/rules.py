@@ -44,6 +44,10 @@ _WH = frozenset({"how", "what", "where", "why", "who", "whom", "which", "whether
 # Time words that are adverbs, not heads a relative can follow ("today when I came in").
 _TIME_ADVERBS = frozenset("""today tomorrow yesterday recent early late earlier later past future
 advance half halves""".split())
+# Participles of a comment clause: "as shown in figure 1", "as recommended by me".
+# ("as promised", "as measured by" are left to the classifier: GDTB has them causal.)
+_COMMENT_PARTICIPLES = frozenset("""shown seen noted mentioned discussed described recommended
+stated indicated suggested reported explained outlined illustrated presented announced""".split())
 # Time adverbs a relative `when` can follow after a comma ("tomorrow , when we go over",
 # "a year ago , when I met with you").
 _RELATIVE_ADVERBS = frozenset("today tomorrow yesterday tonight ago".split())
@@ -227,6 +231,14 @@ def _as(s: Site):
         return None
     if s.tag(s.end) in ("JJ", "RB") and "as" in s.words[s.end + 1:s.end + 4]:
         return None
+    if s.next in ("a", "the") and s.word(s.end + 1) == "result":
+        return "causal"  # "as the result of these programs" (as "as a result")
+    if s.next == "opposed" and s.word(s.end + 1) == "to":
+        return "comparative"  # "as opposed to": = rather than
+    if s.next in _AUX or s.tag(s.end) == "VBN" and s.next in _COMMENT_PARTICIPLES:
+        # The clause's subject or object is the other argument's: "as are short skirts", "as has
+        # sometimes happened", "as shown in figure 1", "as recommended by me" (comment clauses).
+        return "analogy"
     if s.parent_label(s.start) == "PP" or (s.tag(s.end) in ("DT", "NN", "NNS", "NNP", "PRP$", "CD")
                                            and s.parent_label(s.start) != "SBAR"):
         return None  # "works as a teacher", "as such", "as always": a role, no relation
