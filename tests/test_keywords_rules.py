@@ -83,9 +83,13 @@ def rule(tree: str, keyword: str, nth: int = 0):
      " (NP (PRP it)))))))", "as", CONNECTIVE),
     ("(S (NP (PRP It)) (VP (VBD fell) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD was) (PP (IN in) (NP (NNP Rome))))))))",
      "as", CONNECTIVE),
-    # while: noun -> none; before a participle -> temporal; a clause -> the classifier
+    # while: noun -> none; before a participle or a clause -> a connective (the classifier picks
+    # the relation: "while respecting human rights" is "and also", not "during")
     ("(S (NP (PRP We)) (VP (VBD waited) (PP (IN for) (NP (DT a) (NN while)))))", "while", None),
-    ("(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (VP (VBG waiting))))))", "while", "temporal"),
+    ("(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (VP (VBG waiting))))))", "while", CONNECTIVE),
+    # a gerund subject is no participle: the clause decides ("While hypnotizing is unlikely to …")
+    ("(S (SBAR (IN While) (S (NP (VBG hypnotizing)) (VP (VBZ is) (ADJP (JJ unlikely) (S (VP (TO to)"
+     " (VP (VB cause) (NP (NN harm))))))))) (, ,) (NP (PRP it)) (VP (VBZ helps)))", "while", "adversative"),
     ("(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (NP (PRP she)) (VP (VBD slept))))))", "while",
      CONNECTIVE),
     # yet: 'not yet' / clause-final -> none; 'and yet' -> comparative
