@@ -40,6 +40,9 @@ remember mentioned noted note suggested suggests imagine imagined see saw seen e
 reported described pointed explained stated stressed shown put discussed told tell indicated
 mentions argued wrote written observed observes notes reviews reviewed illustrates illustrated
 summarized summarizes describes""".split())
+# Comment clauses also say what someone assumes, reviews or calls something.
+_COMMENT_VERBS = _SAY_KNOW | frozenset("""assume assumes assumed believe believes believed think
+thinks thought review reviews call calls called put puts understand understands understood""".split())
 _WH = frozenset({"how", "what", "where", "why", "who", "whom", "which", "whether"})
 # Time words that are adverbs, not heads a relative can follow ("today when I came in").
 _TIME_ADVERBS = frozenset("""today tomorrow yesterday recent early late earlier later past future
@@ -204,6 +207,8 @@ def _as(s: Site):
         return CONNECTIVE
     if node < 0:
         return UNDECIDED
+    if _comment_clause(s, node):
+        return "analogy"  # "as many philosophers assume", "as Cantón ( 2011 ) reviews"
     if not s.gapped_verb(node):
         if any(s.words[i] == "as" and s.tag(i + 1) in ("JJ", "RB", "JJR", "RBR")
                for i in range(max(0, s.start - 6), s.start - 1)):
@@ -214,6 +219,15 @@ def _as(s: Site):
     # "as we are not", "as our founders intended": what the clause leaves out is the other
     # argument's, so it says the two are alike (GDTB: Comparison.Similarity, Expansion.Manner).
     return "analogy"
+
+
+def _comment_clause(s: Site, clause: int) -> bool:
+    """The clause's verb says or thinks, with nothing after it but adverbs or prepositional
+    phrases: the main clause is its object (a comment clause, wherever the verb stands)."""
+    verbs, rest = s.verb_group(clause)
+    return bool(verbs) and verbs[-1][0] in _COMMENT_VERBS and all(
+        base(s.tree.labels[k]) in ("ADVP", "RB", "PP") or s.tree.labels[k] in _PUNCT_TAGS
+        for k in rest)
 
 
 def _while(s: Site):
