@@ -460,6 +460,11 @@ AS = [
      0, CONNECTIVE),
     ("(S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ fun)) (SBAR (IN as) (VP (VBN opposed) (PP (TO to) (NP (NN malice)))))))",
      0, UNDECIDED),
+    # after a comma that closes a clause of its own: a reason; not after an opening adverb
+    ("(S (NP (PRP It)) (VP (VBZ fails) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBZ continues) (S (VP (TO to)"
+     " (VP (VB blink)))))))) (. .))", 0, "causal"),
+    ("(S (ADVP (RB Then)) (, ,) (SBAR (IN as) (S (NP (DT the) (NN class)) (VP (VBZ erupts)))) (, ,) (NP (PRP he))"
+     " (VP (VBZ calms) (NP (PRP it))))", 0, CONNECTIVE),
 ]
 
 
