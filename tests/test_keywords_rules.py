@@ -87,9 +87,6 @@ def rule(tree: str, keyword: str, nth: int = 0):
     # the relation: "while respecting human rights" is "and also", not "during")
     ("(S (NP (PRP We)) (VP (VBD waited) (PP (IN for) (NP (DT a) (NN while)))))", "while", None),
     ("(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (VP (VBG waiting))))))", "while", CONNECTIVE),
-    # a gerund subject is no participle: the clause decides ("While hypnotizing is unlikely to …")
-    ("(S (SBAR (IN While) (S (NP (VBG hypnotizing)) (VP (VBZ is) (ADJP (JJ unlikely) (S (VP (TO to)"
-     " (VP (VB cause) (NP (NN harm))))))))) (, ,) (NP (PRP it)) (VP (VBZ helps)))", "while", "adversative"),
     ("(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (NP (PRP she)) (VP (VBD slept))))))", "while",
      CONNECTIVE),
     # yet: 'not yet' / clause-final -> none; 'and yet' -> comparative
@@ -441,30 +438,6 @@ AS = [
      "(PP (IN as) (ADJP (JJ usual)))))", 0, CONNECTIVE),
     ("(S (NP (PRP We)) (VP (VBD left) (SBAR (IN as) (S (NP (NP (NNP John)) (, ,) (NP (PRP$ my) (NN friend)) (, ,)) "
      "(VP (VBD arrived))))))", 0, CONNECTIVE),
-    # a comment clause read off the clause's verb, however far from `as` (a comma or a
-    # parenthesis on the way) and whatever verb of saying or thinking: analogy; not with an object
-    ("(S (NP (PRP We)) (VP (VBD left) (SBAR (IN as) (S (NP (NP (NNP John)) (, ,) (NP (PRP$ my) (NN friend)) (, ,)) "
-     "(VP (VBD said))))))", 0, "analogy"),
-    ("(S (NP (NNS Typologies)) (VP (VBD grew) (, ,) (SBAR (IN as) (S (NP (NNP Canton) (-LRB- -LRB-) (CD 2011)"
-     " (-RRB- -RRB-)) (VP (VBZ reviews))))) (. .))", 0, "analogy"),
-    ("(S (NP (PRP It)) (VP (VBZ holds) (, ,) (SBAR (IN as) (S (NP (JJ many) (NNS philosophers)) (VP (VBP assume)))))"
-     " (. .))", 0, "analogy"),
-    ("(S (NP (PRP It)) (VP (VBZ holds) (SBAR (IN as) (S (NP (PRP they)) (VP (VBP assume) (NP (DT the) (NN risk)))))))",
-     0, CONNECTIVE),
-    # "done" without its object, a place after it: analogy ("as people have done over the world")
-    ("(S (NP (PRP You)) (VP (MD can) (VP (VB do) (NP (PRP it)) (SBAR (IN as) (S (NP (NNS people)) (VP (VBP have)"
-     " (VP (VBN done) (PP (IN over) (NP (DT the) (NN world))))))))))", 0, "analogy"),
-    # a reduced clause ("as promised", "as previously defined"): a connective; not "as opposed to"
-    ("(S (NP (PRP He)) (VP (VBD came) (SBAR (IN as) (VP (VBN promised)))))", 0, CONNECTIVE),
-    ("(S (NP (NNS Results)) (VP (VBD came) (, ,) (SBAR (IN as) (ADVP (RB previously)) (VP (VBN defined)))))",
-     0, CONNECTIVE),
-    ("(S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ fun)) (SBAR (IN as) (VP (VBN opposed) (PP (TO to) (NP (NN malice)))))))",
-     0, UNDECIDED),
-    # after a comma that closes a clause of its own: a reason; not after an opening adverb
-    ("(S (NP (PRP It)) (VP (VBZ fails) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBZ continues) (S (VP (TO to)"
-     " (VP (VB blink)))))))) (. .))", 0, "causal"),
-    ("(S (ADVP (RB Then)) (, ,) (SBAR (IN as) (S (NP (DT the) (NN class)) (VP (VBZ erupts)))) (, ,) (NP (PRP he))"
-     " (VP (VBZ calms) (NP (PRP it))))", 0, CONNECTIVE),
 ]
 
 
