@@ -1,5 +1,6 @@
-"""Rules that read the relation off the clause (``senses/clauses.py``) and the `when` / `like`
-rules for time clauses and examples, on hand-written trees (no parser, no encoder)."""
+"""Rules that read the relation off the clause (``senses/clauses.py``; the comment, reduced and
+peripheral clauses of `as`) and the `when` / `like` rules for time clauses and examples, on
+hand-written trees (no parser, no encoder)."""
 
 import pytest
 
@@ -62,6 +63,39 @@ def test_an_equatives_clause_is_left_to_the_classifier():
     # "as brave and calm as a human being could": a modal, but the clause of an equative, no reason
     check("(S (NP (PRP I)) (VP (VBD stayed) (ADJP (RB as) (JJ brave) (CC and) (JJ calm) (SBAR (IN as) (S (NP (DT a) (NN human))"
           " (VP (MD could) (PP (IN under) (NP (NNS circumstances)))))))))", "as", CONNECTIVE, nth=1)
+
+
+@pytest.mark.parametrize("tree,keyword,expected", [
+    # a comment clause read off the clause's verb, however far from `as` (a comma or a
+    # parenthesis on the way) and whatever verb of saying or thinking: analogy; not with an object
+    ("(S (NP (PRP We)) (VP (VBD left) (SBAR (IN as) (S (NP (NP (NNP John)) (, ,) (NP (PRP$ my) (NN friend)) (, ,)) "
+     "(VP (VBD said))))))", "as", "analogy"),
+    ("(S (NP (NNS Typologies)) (VP (VBD grew) (, ,) (SBAR (IN as) (S (NP (NNP Canton) (-LRB- -LRB-) (CD 2011)"
+     " (-RRB- -RRB-)) (VP (VBZ reviews))))) (. .))", "as", "analogy"),
+    ("(S (NP (PRP It)) (VP (VBZ holds) (, ,) (SBAR (IN as) (S (NP (JJ many) (NNS philosophers)) (VP (VBP assume)))))"
+     " (. .))", "as", "analogy"),
+    ("(S (NP (PRP It)) (VP (VBZ holds) (SBAR (IN as) (S (NP (PRP they)) (VP (VBP assume) (NP (DT the) (NN risk)))))))",
+     "as", CONNECTIVE),
+    # "done" without its object, a place after it: analogy ("as people have done over the world")
+    ("(S (NP (PRP You)) (VP (MD can) (VP (VB do) (NP (PRP it)) (SBAR (IN as) (S (NP (NNS people)) (VP (VBP have)"
+     " (VP (VBN done) (PP (IN over) (NP (DT the) (NN world))))))))))", "as", "analogy"),
+    # a reduced clause ("as promised", "as previously defined"): a connective; not "as opposed to"
+    ("(S (NP (PRP He)) (VP (VBD came) (SBAR (IN as) (VP (VBN promised)))))", "as", CONNECTIVE),
+    ("(S (NP (NNS Results)) (VP (VBD came) (, ,) (SBAR (IN as) (ADVP (RB previously)) (VP (VBN defined)))))",
+     "as", CONNECTIVE),
+    ("(S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ fun)) (SBAR (IN as) (VP (VBN opposed) (PP (TO to) (NP (NN malice)))))))",
+     "as", UNDECIDED),
+    # after a comma that closes a clause of its own: a reason; not after an opening adverb
+    ("(S (NP (PRP It)) (VP (VBZ fails) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBZ continues) (S (VP (TO to)"
+     " (VP (VB blink)))))))) (. .))", "as", "causal"),
+    ("(S (ADVP (RB Then)) (, ,) (SBAR (IN as) (S (NP (DT the) (NN class)) (VP (VBZ erupts)))) (, ,) (NP (PRP he))"
+     " (VP (VBZ calms) (NP (PRP it))))", "as", CONNECTIVE),
+    # a gerund subject is no participle: the clause decides ("While hypnotizing is unlikely to …")
+    ("(S (SBAR (IN While) (S (NP (VBG hypnotizing)) (VP (VBZ is) (ADJP (JJ unlikely) (S (VP (TO to)"
+     " (VP (VB cause) (NP (NN harm))))))))) (, ,) (NP (PRP it)) (VP (VBZ helps)))", "while", "adversative"),
+])
+def test_comment_reduced_and_peripheral_clauses(tree, keyword, expected):
+    check(tree, keyword, expected)
 
 
 BUT = [

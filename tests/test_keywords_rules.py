@@ -79,13 +79,14 @@ def rule(tree: str, keyword: str, nth: int = 0):
      "as", "analogy"),
     ("(S (SBAR (ADJP (JJ Great)) (IN as) (S (NP (PRP$ our) (NN burden)) (VP (VBZ is)))) (, ,) (NP (PRP it))"
      " (VP (VBZ works)))", "as", "adversative"),
-    ("(S (NP (PRP They)) (VP (VBD acted) (, ,) (SBAR (IN as) (S (NP (DT the) (NNS founders)) (VP (VBD intended)"
+    ("(S (NP (PRP They)) (VP (VBD acted) (SBAR (IN as) (S (NP (DT the) (NNS founders)) (VP (VBD intended)"
      " (NP (PRP it)))))))", "as", CONNECTIVE),
-    ("(S (NP (PRP It)) (VP (VBD fell) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD was) (PP (IN in) (NP (NNP Rome))))))))",
+    ("(S (NP (PRP It)) (VP (VBD fell) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD was) (PP (IN in) (NP (NNP Rome))))))))",
      "as", CONNECTIVE),
-    # while: noun -> none; before a participle -> temporal; a clause -> the classifier
+    # while: noun -> none; before a participle or a clause -> a connective (the classifier picks
+    # the relation: "while respecting human rights" is "and also", not "during")
     ("(S (NP (PRP We)) (VP (VBD waited) (PP (IN for) (NP (DT a) (NN while)))))", "while", None),
-    ("(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (VP (VBG waiting))))))", "while", "temporal"),
+    ("(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (VP (VBG waiting))))))", "while", CONNECTIVE),
     ("(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (NP (PRP she)) (VP (VBD slept))))))", "while",
      CONNECTIVE),
     # yet: 'not yet' / clause-final -> none; 'and yet' -> adversative (a concession)
@@ -468,7 +469,7 @@ AS = [
     ("(S (VP (VB Leave) (NP (PRP it)) (SBAR (IN as) (S (NP (PRP it)) (VP (VBZ is) (ADVP (RB now)))))))", 0,
      "analogy"),
     # ... but not when the complement follows the negation, or an inner verb phrase has it
-    ("(S (NP (PRP We)) (VP (VBD stayed) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD had) (VP (VBN rained)))))))",
+    ("(S (NP (PRP We)) (VP (VBD stayed) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD had) (VP (VBN rained)))))))",
      0, CONNECTIVE),
     ("(S (NP (PRP They)) (VP (VBD left) (, ,) (SBAR (IN as) (S (NP (PRP we)) (VP (VBP are) (RB not) "
      "(ADJP (JJ happy)))))))", 0, "causal"),  # a state: a reason
@@ -483,7 +484,7 @@ AS = [
     ("(S (NP (PRP We)) (VP (VBD left) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD rained)))) (, ,) "
      "(PP (IN as) (ADJP (JJ usual)))))", 0, CONNECTIVE),
     ("(S (NP (PRP We)) (VP (VBD left) (SBAR (IN as) (S (NP (NP (NNP John)) (, ,) (NP (PRP$ my) (NN friend)) (, ,)) "
-     "(VP (VBD said))))))", 0, CONNECTIVE),
+     "(VP (VBD arrived))))))", 0, CONNECTIVE),
 ]
 
 

@@ -38,6 +38,9 @@ has have had 's 're 'm 'll""".split())
 _INTEND = frozenset("""intended intends intend planned plans plan promised promises hoped hopes
 wished wanted wants agreed agrees proposed proposes predicted predicts feared requested requires
 required demanded directed instructed prescribed envisioned envisaged anticipated""".split())
+# The pro-verb: after it a prepositional phrase is an adjunct ("as people have done over the
+# world"), where after "be" it is the complement ("as it was in Rome").
+_DO = frozenset("do does did done".split())
 _PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-"})
 
 
@@ -166,7 +169,7 @@ class Site:
             if label in _PUNCT_TAGS:
                 break  # what follows a comma is an aside: "as we are not, under normal ..."
             words = self.words[self.tree.starts[k]:self.tree.ends[k]]
-            if label in ("RB", "ADVP") or (label in ("PP", "NP") and any(
+            if label in ("RB", "ADVP") or (label == "PP" and verb in _DO) or (label in ("PP", "NP") and any(
                     w in _TIME_WORDS or w in ("yr", "yr.") or _YEAR.match(w) for w in words)):
                 continue
             return False
