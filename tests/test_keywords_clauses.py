@@ -79,12 +79,13 @@ def test_an_equatives_clause_is_left_to_the_classifier():
     # "done" without its object, a place after it: analogy ("as people have done over the world")
     ("(S (NP (PRP You)) (VP (MD can) (VP (VB do) (NP (PRP it)) (SBAR (IN as) (S (NP (NNS people)) (VP (VBP have)"
      " (VP (VBN done) (PP (IN over) (NP (DT the) (NN world))))))))))", "as", "analogy"),
-    # a reduced clause ("as promised", "as previously defined"): a connective; not "as opposed to"
+    # a reduced clause ("as promised", "as previously defined"): a connective; "as opposed to" is
+    # the guide's contrast
     ("(S (NP (PRP He)) (VP (VBD came) (SBAR (IN as) (VP (VBN promised)))))", "as", CONNECTIVE),
     ("(S (NP (NNS Results)) (VP (VBD came) (, ,) (SBAR (IN as) (ADVP (RB previously)) (VP (VBN defined)))))",
      "as", CONNECTIVE),
     ("(S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ fun)) (SBAR (IN as) (VP (VBN opposed) (PP (TO to) (NP (NN malice)))))))",
-     "as", UNDECIDED),
+     "as", "comparative"),
     # after a comma that closes a clause of its own: a reason; not after an opening adverb
     ("(S (NP (PRP It)) (VP (VBZ fails) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBZ continues) (S (VP (TO to)"
      " (VP (VB blink)))))))) (. .))", "as", "causal"),

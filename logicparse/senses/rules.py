@@ -255,10 +255,9 @@ def _as(s: Site):
                 break  # the verb has its own object: "as they said that …", "as I recall the hopes"
             return "analogy"
     node = s.clause()
-    if node < 0 and s.tag(s.end + (s.tag(s.end) == "RB")) == "VBN" and s.next != "opposed":
+    if node < 0 and s.tag(s.end + (s.tag(s.end) == "RB")) == "VBN":
         # A reduced clause ("as promised", "as measured by its durability", "as previously
-        # defined"): a relation, never none; the classifier picks it ("as opposed to" is left
-        # to it as before: GDTB has no relation there, the labelling guide a contrast).
+        # defined"): a relation, never none; the classifier picks it.
         return CONNECTIVE
     if node < 0:
         return UNDECIDED
