@@ -52,13 +52,6 @@ def test_cause_or_time_from_the_clause(kw, tag, verb, rest, expected):
     check(LATE.format(kw=kw, tag=tag, verb=verb, rest=rest), kw.lower(), expected)
 
 
-@pytest.mark.parametrize("verb,expected", [("left", "temporal"), ("was", "temporal"), ("had", CONNECTIVE)])
-def test_since_a_past_event_before_a_perfect_is_a_starting_point(verb, expected):
-    # "Since I left Rome, I have taken taxis": a time; past "had" may still give a reason
-    check("(S (SBAR (IN Since) (S (NP (PRP I)) (VP (VBD {v}) (NP (NNP Rome))))) (, ,) (NP (PRP I)) (VP (VBP have) "
-          "(VP (VBN taken) (NP (NNS taxis)))) (. .))".format(v=verb), "since", expected)
-
-
 def test_an_equatives_clause_is_left_to_the_classifier():
     # "as brave and calm as a human being could": a modal, but the clause of an equative, no reason
     check("(S (NP (PRP I)) (VP (VBD stayed) (ADJP (RB as) (JJ brave) (CC and) (JJ calm) (SBAR (IN as) (S (NP (DT a) (NN human))"
@@ -89,6 +82,11 @@ def test_an_equatives_clause_is_left_to_the_classifier():
     # after a comma that closes a clause of its own: a reason; not after an opening adverb
     ("(S (NP (PRP It)) (VP (VBZ fails) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBZ continues) (S (VP (TO to)"
      " (VP (VB blink)))))))) (. .))", "as", "causal"),
+    # ... not a past event or a progressive, as often the time: the classifier
+    ("(S (NP (DT The) (NN phone)) (VP (VBD rang) (, ,) (SBAR (IN as) (S (NP (PRP I)) (VP (VBD was) (VP (VBG leaving)))))))",
+     "as", CONNECTIVE),
+    ("(S (NP (DT The) (NN crowd)) (VP (VBD cheered) (, ,) (SBAR (IN as) (S (NP (DT the) (NN team)) (VP (VBD came) "
+     "(PP (IN onto) (NP (DT the) (NN field))))))))", "as", CONNECTIVE),
     ("(S (ADVP (RB Then)) (, ,) (SBAR (IN as) (S (NP (DT the) (NN class)) (VP (VBZ erupts)))) (, ,) (NP (PRP he))"
      " (VP (VBZ calms) (NP (PRP it))))", "as", CONNECTIVE),
     # a gerund subject is no participle: the clause decides ("While hypnotizing is unlikely to …")

@@ -270,6 +270,15 @@ LIKE = [
     # a likeness to an activity after a copula: analogy
     ("(S (S (VP (VBG Leaving) (NP (PRP it)) (VP (VBG running)))) (VP (VBZ is) (PP (IN like) (S (VP (VBG sitting) "
      "(PRT (RP down)))))))", "analogy"),
+    # the same, not over-firing: a likeness at the end of a clause, a subject before the copula,
+    # a filler after "was like"
+    ("(S (NP (DT The) (NNS children)) (VP (VBD ran) (PP (IN in) (NP (DT the) (NNS yards))) (, ,) "
+     "(PP (IN like) (NP (NNS puppies)))) (. .))", "analogy"),
+    ("(S (SBAR (WHNP (WP What)) (S (NP (PRP he)) (VP (VBZ does)))) (VP (VBZ is) (PP (IN like) (PP (IN in) "
+     "(NP (DT the) (NNS movies))))))", "analogy"),
+    ("(S (NP (PRP I)) (VP (VBD was) (PP (IN like) (S (VP (VBG freaking) (PRT (RP out)))))))", None),
+    ("(S (NP (NP (NNS chores)) (, ,) (PP (IN like) (S (VP (VP (VBG taking) (PRT (RP out)) (NP (DT the) (NN trash))) "
+     "(CC or) (VP (VBG pulling) (NP (NNS weeds))))))) (VP (VBP wait)))", "example"),
 ]
 
 
@@ -331,6 +340,11 @@ WHEN = [
     # an extraposed relative on a time noun: none
     ("(S (ADVP (RB now)) (NP (DT the) (NN time)) (VP (VBZ comes) (SBAR (WHADVP (WRB when)) (S (NP (PRP we)) "
      "(VP (MD shall) (VP (VB redeem) (NP (PRP$ our) (NN pledge))))))))", 0, None),
+    # not over-firing: no time noun right before the verb ("help comes when"), no subject
+    ("(S (PP (IN In) (NP (DT some) (NNS cases))) (, ,) (NP (NN help)) (VP (VBZ comes) (SBAR (WHADVP (WRB when)) "
+     "(S (NP (PRP it)) (VP (VBZ is) (ADJP (RB too) (JJ late)))))))", 0, "temporal"),
+    ("(S (NP (DT Every) (NN year)) (NP (PRP he)) (VP (VBZ comes) (SBAR (WHADVP (WRB when)) (S (NP (DT the) "
+     "(NN snow)) (VP (VBZ melts))))))", 0, "temporal"),
 ]
 
 

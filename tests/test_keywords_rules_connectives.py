@@ -92,12 +92,25 @@ AS = [
      "(NP (JJ short) (NNS skirts))))))", 0, "analogy"),
     ("(S (NP (NNS Homes)) (VP (VBP are) (ADJP (JJ typical)) (, ,) (SBAR (IN as) (VP (VBN shown) (PP (IN in) "
      "(NP (NN figure) (CD 1)))))))", 0, "analogy"),
+    ("(S (NP (NNS Wages)) (VP (VBD rose) (, ,) (SBAR (IN as) (VP (VBN recommended) (PP (IN by) (NP (PRP me)))))))",
+     0, "analogy"),
+    # "such … as" further back than four words, and "as is" closing a clause: no comment clause
+    ("(S (NP (PRP We)) (VP (VBP need) (NP (NP (JJ such) (NNS amendments)) (PP (TO to) (NP (DT the) (NN Constitution))) "
+     "(SBAR (IN as) (S (VP (MD may) (VP (VB be) (VP (VBN needed)))))))))", 0, None),
+    ("(S (NP (PRP It)) (VP (VBD was) (VP (VBN sold) (SBAR (IN as) (S (VP (VBZ is)))))) (. .))", 0, UNDECIDED),
     # "only as" + a clause, "so long as": a condition; "as one example": an example
     ("(S (NP (PRP This)) (VP (MD will) (VP (VB succeed) (ADVP (RB only) (SBAR (IN as) (S (NP (PRP we)) "
      "(VP (VBP cooperate))))))))", 0, "conditional"),
     ("(S (ADVP (RB so) (RB long) (SBAR (IN as) (S (NP (PRP we)) (VP (VBP remember))))) (, ,) (NP (PRP we)) "
      "(VP (VBP win)))", 0, "conditional"),
     ("(S (PP (IN As) (NP (CD one) (NN example))) (, ,) (VP (VB consider) (NP (PRP$ our) (NNS schools))))",
+     0, "example"),
+    # ... not a cleft's time, a comparison, or a role
+    ("(S (NP (PRP It)) (VP (VBD was) (ADVP (RB only) (SBAR (IN as) (S (NP (PRP I)) (VP (VBD grew) (ADVP (RBR older)))))) "
+     "(SBAR (IN that) (S (NP (PRP I)) (VP (VBD understood))))))", 0, CONNECTIVE),
+    ("(S (NP (PRP It)) (VP (VBZ is) (RB not) (ADVP (RB so) (RB long) (PP (IN as) (NP (DT that) (CD one))))))", 0, None),
+    ("(S (NP (PRP He)) (VP (VBD served) (RB not) (PP (RB only) (IN as) (NP (DT a) (NN leader)))))", 0, None),
+    ("(S (PP (IN As) (NP (DT another) (NN illustration))) (, ,) (VP (VB consider) (NP (DT the) (NNS schools))))",
      0, "example"),
     # equatives and comparisons of degree: both `as` of "as tall as", "so far as", "such ... as", "the same as"
     ("(S (NP (PRP He)) (VP (VBZ is) (ADJP (RB as) (JJ tall) (SBAR (IN as) (S (NP (PRP$ his) (NN father)))))))",
@@ -181,6 +194,10 @@ OTHERS = [
     # yet: "but yet" and the coordinator: a concession
     ("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC but) (ADVP (RB yet)) (S (NP (PRP it)) "
      "(VP (VBZ works))))", "yet", "adversative"),
+    ("(S (NP (PRP It)) (VP (VBD caused) (NP (NP (DT a) (NN delay)) (CC and) (NP (RB yet) (DT another) (NN delay)))))",
+     "yet", None),
+    ("(S (CC Yet) (NP (QP (JJR more) (IN than) (CD three)) (PP (IN of) (NP (PRP us)))) (VP (VBP lack) (NP (NN care))))",
+     "yet", "adversative"),
     ("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC yet) (S (NP (PRP it)) (VP (VBZ works))))",
      "yet", "adversative"),
     # yet as aspect, at the end of its clause: none; "have yet to", or a lone "Yet ?": the classifier

@@ -74,24 +74,7 @@ def clause_relation(keyword: str, s: Site, clause: int):
         return "adversative" if conceded else CONNECTIVE
     if stative(s, clause, present=keyword == "since"):
         return "causal"
-    if keyword == "since":
-        verbs, _ = s.verb_group(clause)
-        if len(verbs) == 1 and verbs[0][1] == "VBD" and verbs[0][0] not in _HAVE \
-                and _perfect_outside(s, clause):
-            # A past event before a perfect is a starting point: "since I took office, we have
-            # cut …" ("we stayed since it rained" gives a reason; past "had" may too).
-            return "temporal"
     return CONNECTIVE
-
-
-def _perfect_outside(s: Site, clause: int) -> bool:
-    """A perfect (*have* before a past participle) outside ``clause``: the time the clause
-    starts runs up to it."""
-    t = s.tree
-    inside = range(s.start, t.ends[clause])
-    return any(s.words[i] in _HAVE and i not in inside and any(
-        s.tags[j] == "VBN" for j in range(i + 1, min(i + 4, len(s.words))))
-        for i in range(len(s.words)))
 
 
 def _clause_before(s: Site, limit: int = 12) -> list[str]:

@@ -18,53 +18,10 @@ from typing import Callable
 from ..trees import ParseTree
 from . import clauses
 from .site import _AUX, _PUNCT_TAGS, _TIME_WORDS, _YEAR, CONNECTIVE, UNDECIDED, Site, base
-
-# Words after which a wh-clause or an if-clause is a question ("know when", "ask if").
-_QUESTION_TAKERS = frozenset("""
-know knew known knows knowing ask asked asks asking wonder wondered wonders wondering tell told
-telling sure unsure idea decide decided decides deciding remember remembered forget forgot
-understand understood explain explained figure figured learn learned see saw seen check checked
-checking doubt doubted determine determined clear unclear matter matters care question predict
-guess guessed notice noticed realize realized find found say said whether upon about on of
-""".split())
-# Nouns after which `when` opens a relative clause ("the day when").
-_TIME_NOUNS = frozenset("""
-time times day days moment moments year years period periods point age ages era night nights
-morning mornings week weeks month months season seasons occasion occasions hour hours minute
-minutes decade decades century centuries instance instances case cases stage stages date
-""".split())
-_BE = frozenset("be am is are was were been being 's 're 'm".split())
-_NEG = frozenset({"not", "n't", "never", "no"})
-_SAY_KNOW = frozenset("""know knows knew known said say says saying recall recalls recalled
-remember mentioned noted note suggested suggests imagine imagined see saw seen expected expect
-reported described pointed explained stated stressed shown put discussed told tell indicated
-mentions argued wrote written observed observes notes reviews reviewed illustrates illustrated
-summarized summarizes describes""".split())
-# Comment clauses also say what someone assumes, reviews or calls something.
-_COMMENT_VERBS = _SAY_KNOW | frozenset("""assume assumes assumed believe believes believed think
-thinks thought review reviews call calls called put puts understand understands understood""".split())
-_WH = frozenset({"how", "what", "where", "why", "who", "whom", "which", "whether"})
-# Time words that are adverbs, not heads a relative can follow ("today when I came in").
-_TIME_ADVERBS = frozenset("""today tomorrow yesterday recent early late earlier later past future
-advance half halves""".split())
-# Participles of a comment clause: "as shown in figure 1", "as recommended by me".
-# ("as promised", "as measured by" are left to the classifier: GDTB has them causal.)
-_COMMENT_PARTICIPLES = frozenset("""shown seen noted mentioned discussed described recommended
-stated indicated suggested reported explained outlined illustrated presented announced""".split())
-# Time adverbs a relative `when` can follow after a comma ("tomorrow , when we go over",
-# "a year ago , when I met with you").
-_RELATIVE_ADVERBS = frozenset("today tomorrow yesterday tonight ago".split())
-# Verbs between a time noun and its extraposed relative ("the time comes when").
-_COME = frozenset("comes came come arrives arrived".split())
-# Prepositions whose object a `when` clause is (a free relative: "from when", "than when").
-_FREE_RELATIVE = frozenset({"from", "than", "to", "until", "till", "since"})
-# Verbs of a comment clause that also take an object ("as I recall the high hopes": a time).
-_RECALL_SEE = frozenset("recall recalled remember see saw seen imagine".split())
-_SUBJECTS = frozenset("i we you he she they it there".split())
-_PRONOUNS = frozenset("that this these those it them him her me us you what which".split())
-# After these, `like` is evidential (it seems) or a resemblance (looks like a resort).
-_PERCEPTION = frozenset("""looks look looked seems seem seemed sounds sound sounded feels feel felt
-smells smell smelled tastes taste tasted""".split())
+from .wordlists import (
+    _QUESTION_TAKERS, _TIME_NOUNS, _BE, _NEG, _SAY_KNOW, _COMMENT_VERBS, _WH, _TIME_ADVERBS,
+    _COMMENT_PARTICIPLES, _RELATIVE_ADVERBS, _COME, _FREE_RELATIVE, _RECALL_SEE, _SUBJECTS,
+    _PRONOUNS, _PERCEPTION)
 
 
 def _like(s: Site):
@@ -86,8 +43,8 @@ def _like(s: Site):
         return None  # quotative "was like \"...\"" (a comma or colon after it is caught above)
     if _stranded(s):
         return None  # "what the town was like centuries ago": the object is "what", asked about
-    if s.prev in _BE and s.tag(s.end) == "VBG":
-        return "analogy"  # "leaving it running is like sitting down under a sign"
+    if s.prev in ("is", "'s") and s.tag(s.end) == "VBG" and s.word(s.start - 2) not in _SUBJECTS:
+        return "analogy"  # "leaving it running is like sitting down" (not "I was like freaking out")
     if s.prev in _PERCEPTION and (
             s.tag(s.end) == "CD" or s.next == "like"
             or any(s.tag(i).startswith(("VB", "MD")) for i in range(s.end, s.phrase_end()))):
@@ -102,17 +59,26 @@ def _stranded(s: Site) -> bool:
             s.next in _TIME_WORDS or s.next in ("ago", "now", "then")):
         return False
     before = s.words[max(0, s.start - 8):s.start]
-    return "what" in before and "," not in before[before.index("what"):]
+    if "what" not in before:
+        return False
+    w = s.start - len(before) + before.index("what")
+    between = range(w + 1, s.start)  # one verb, just before `like`: "what its future looks like"
+    return all(s.words[i] != "," for i in between) and s.tag(s.start - 1).startswith("VB") and \
+        sum(s.tag(i).startswith(("VB", "MD")) for i in between) == 1
 
 
 def _like_preposition(s: Site):
     if s.tag(s.start - 1) in ("NNS", "NNPS") and s.next not in _PRONOUNS and (
             s.tag(s.end).startswith(("NN", "JJ", "CD", "VBG")) or s.next in ("the", "some", "many")):
         return "example"  # after a plural noun: "fruits like apples", "things like buying offsets"
+    phrase = range(s.end, s.phrase_end())
     if s.prev == "," and s.tag(s.start - 2) in ("NNS", "NNPS") and s.tag(s.end) in ("NN", "NNS", "VBG") \
-            and not any(s.tag(i) == "POS" or s.word(i) in ("'s", "’s", "’", "'")
-                        for i in range(s.end, s.phrase_end())):
-        return "example"  # set off after a plural noun: "some concepts , like tolerance , are"
+            and (s.word(s.phrase_end()) == "," or any(s.word(i) in ("or", "and") for i in phrase)) \
+            and not any(s.word(i) in ("'s", "’s", "’", "'") for i in phrase):
+        # set off inside the noun phrase, or a list: "some concepts , like tolerance , are",
+        # "chores , like taking out the trash or pulling weeds" (not "ran in the yards , like
+        # puppies .": a likeness; nor a possessive, "antennae , like carters ' whips")
+        return "example"
     if s.tag(s.end).startswith("VB"):
         return None  # a filler before a verb: "I could like post a vlog"
     obj = s.object_words(8)
@@ -144,7 +110,7 @@ def _when(s: Site):
         return None  # "figure out when", "find out when"
     if _time_head(s.prev) or _relative_after_comma(s):
         return None  # a relative on a time expression: "the 1920s when", "until January , when"
-    if s.prev in _COME and any(w in _TIME_NOUNS for w in s.words[max(0, s.start - 4):s.start]):
+    if s.prev in _COME and s.word(s.start - 2) in _TIME_NOUNS:
         return None  # an extraposed relative: "the time comes when we shall redeem our pledge"
     clause = s.clause_of(s.start)
     if clause >= 0:
@@ -223,14 +189,16 @@ def _since(s: Site):
 
 
 def _as(s: Site):
-    if s.prev == "only" and s.parent_label(s.start) == "SBAR" or s.prev == "long" and s.word(s.start - 2) == "so":
-        return "conditional"  # "will succeed only as we cooperate", "so long as we remember"
+    if s.parent_label(s.start) == "SBAR" and (s.prev == "only" and s.word(s.start - 2) not in _BE or (
+            s.prev == "long" and s.word(s.start - 2) == "so")):
+        # "will succeed only as we cooperate", "so long as we remember" (not a cleft's time, "it
+        # was only as I grew older that …", nor a comparison, "not so long as that one")
+        return "conditional"
     if s.next in ("one", "another") and s.word(s.end + 1) in ("example", "illustration", "indication"):
         return "example"  # "As one example , consider our schools" (as "as an example")
     # Equatives and comparisons of degree: "as tall as", "so far as", "such ... as", "the same as".
     before = s.words[max(0, s.start - 4):s.start]
-    if "as" in before[-3:] or "so" in before[-3:-1] or "such" in before or "same" in before \
-            or s.prev == "insofar":
+    if "as" in before[-3:] or "so" in before[-3:-1] or _such_before(s) or s.prev == "insofar":
         return None
     if s.tag(s.end) in ("JJ", "RB") and "as" in s.words[s.end + 1:s.end + 4]:
         return None
@@ -238,7 +206,8 @@ def _as(s: Site):
         return "causal"  # "as the result of these programs" (as "as a result")
     if s.next == "opposed" and s.word(s.end + 1) == "to":
         return "comparative"  # "as opposed to": = rather than
-    if s.next in _AUX or s.tag(s.end) == "VBN" and s.next in _COMMENT_PARTICIPLES:
+    if (s.next in _AUX or s.tag(s.end) == "VBN" and s.next in _COMMENT_PARTICIPLES) \
+            and s.tag(s.end + 1) not in _PUNCT_TAGS:
         # The clause's subject or object is the other argument's: "as are short skirts", "as has
         # sometimes happened", "as shown in figure 1", "as recommended by me" (comment clauses).
         return "analogy"
@@ -269,10 +238,12 @@ def _as(s: Site):
             return CONNECTIVE  # an equative's clause: "as brave and calm as a human being could"
         relation = clauses.clause_relation("as", s, node)  # "As I was late": causal
         if relation is CONNECTIVE and s.prev == "," and any(
-                t in ("VBD", "VBZ", "VBP", "MD") for t in s.tags[:s.start]):
+                t in ("VBD", "VBZ", "VBP", "MD") for t in s.tags[:s.start]) and not _event(s, node):
             # "X , as Y" after a clause of its own: a peripheral clause giving the reason ("the
             # chicken gives an unconvincing act , as it continues to blink"; GDTB train: 13
-            # causal, 1 temporal of the 14 the rule decides, comment clauses decided above).
+            # causal, 1 temporal of the 14 the rule decided before past events were left out,
+            # comment clauses decided above). A past event or a progressive is as often the
+            # time ("the phone rang , as I was leaving"): the classifier.
             return "causal"
         return relation
     if s.tree.starts[s.tree.parents[node]] < s.start:
@@ -280,6 +251,24 @@ def _as(s: Site):
     # "as we are not", "as our founders intended": what the clause leaves out is the other
     # argument's, so it says the two are alike (GDTB: Comparison.Similarity, Expansion.Manner).
     return "analogy"
+
+
+def _event(s: Site, clause: int) -> bool:
+    """The clause's verb is a progressive or a past event (not *be* or *have*)."""
+    verbs, _ = s.verb_group(clause)
+    return any(tag == "VBG" for _, tag in verbs) or (
+        len(verbs) == 1 and verbs[0][1] == "VBD" and verbs[0][0] not in _BE | {"had"})
+
+
+def _such_before(s: Site) -> bool:
+    """``such`` or ``same`` earlier in the clause, however far back: ``as`` completes it (``such
+    amendments to the Constitution as may be needed``, ``the same rights as were promised``)."""
+    i = s.start - 1
+    while i >= 0 and s.tags[i] not in _PUNCT_TAGS:
+        if s.words[i] in ("such", "same"):
+            return True
+        i -= 1
+    return False
 
 
 def _comment_clause(s: Site, clause: int) -> bool:
@@ -308,6 +297,8 @@ def _while(s: Site):
 def _yet(s: Site):
     if clauses.two_properties(s):
         return "adversative"  # "simple yet delicious", "possible ( yet extremely unlikely )"
+    if s.start > 0 and s.next in ("another", "more", "again") and s.word(s.end + 1) != "than":
+        return None  # "yet another delay", "yet more": = still, no relation between clauses
     if s.prev in ("and", "but") or s.key_tag == "CC":
         # "Yet millions still strain", "and yet people believe": the second holds despite the
         # first. Two independent labelling passes over State of the Union sentences made 16 of 16

@@ -1,0 +1,52 @@
+"""The word lists the tree rules (``rules.py``) read: question-taking verbs, time nouns, verbs of
+saying and knowing, perception verbs and the like. Kept apart from the rules so that each rule
+reads as its logic."""
+
+from __future__ import annotations
+
+# Words after which a wh-clause or an if-clause is a question ("know when", "ask if").
+_QUESTION_TAKERS = frozenset("""
+know knew known knows knowing ask asked asks asking wonder wondered wonders wondering tell told
+telling sure unsure idea decide decided decides deciding remember remembered forget forgot
+understand understood explain explained figure figured learn learned see saw seen check checked
+checking doubt doubted determine determined clear unclear matter matters care question predict
+guess guessed notice noticed realize realized find found say said whether upon about on of
+""".split())
+# Nouns after which `when` opens a relative clause ("the day when").
+_TIME_NOUNS = frozenset("""
+time times day days moment moments year years period periods point age ages era night nights
+morning mornings week weeks month months season seasons occasion occasions hour hours minute
+minutes decade decades century centuries instance instances case cases stage stages date
+""".split())
+_BE = frozenset("be am is are was were been being 's 're 'm".split())
+_NEG = frozenset({"not", "n't", "never", "no"})
+_SAY_KNOW = frozenset("""know knows knew known said say says saying recall recalls recalled
+remember mentioned noted note suggested suggests imagine imagined see saw seen expected expect
+reported described pointed explained stated stressed shown put discussed told tell indicated
+mentions argued wrote written observed observes notes reviews reviewed illustrates illustrated
+summarized summarizes describes""".split())
+# Comment clauses also say what someone assumes, reviews or calls something.
+_COMMENT_VERBS = _SAY_KNOW | frozenset("""assume assumes assumed believe believes believed think
+thinks thought review reviews call calls called put puts understand understands understood""".split())
+_WH = frozenset({"how", "what", "where", "why", "who", "whom", "which", "whether"})
+# Time words that are adverbs, not heads a relative can follow ("today when I came in").
+_TIME_ADVERBS = frozenset("""today tomorrow yesterday recent early late earlier later past future
+advance half halves""".split())
+# Participles of a comment clause: "as shown in figure 1", "as recommended by me".
+# ("as promised", "as measured by" are left to the classifier: GDTB has them causal.)
+_COMMENT_PARTICIPLES = frozenset("""shown seen noted mentioned discussed described recommended
+stated indicated suggested reported explained outlined illustrated presented announced""".split())
+# Time adverbs a relative `when` can follow after a comma ("tomorrow , when we go over",
+# "a year ago , when I met with you").
+_RELATIVE_ADVERBS = frozenset("today tomorrow yesterday tonight ago".split())
+# Verbs between a time noun and its extraposed relative ("the time comes when").
+_COME = frozenset("comes came come arrives arrived".split())
+# Prepositions whose object a `when` clause is (a free relative: "from when", "than when").
+_FREE_RELATIVE = frozenset({"from", "than", "to", "until", "till", "since"})
+# Verbs of a comment clause that also take an object ("as I recall the high hopes": a time).
+_RECALL_SEE = frozenset("recall recalled remember see saw seen imagine".split())
+_SUBJECTS = frozenset("i we you he she they it there".split())
+_PRONOUNS = frozenset("that this these those it them him her me us you what which".split())
+# After these, `like` is evidential (it seems) or a resemblance (looks like a resort).
+_PERCEPTION = frozenset("""looks look looked seems seem seemed sounds sound sounded feels feel felt
+smells smell smelled tastes taste tasted""".split())
