@@ -58,6 +58,14 @@ def stative(s: Site, clause: int, present: bool = False, predicates=("ADJP", "NP
     return word in _HAVE and "NP" in labels and "NP" in predicates
 
 
+def event(s: Site, clause: int) -> bool:
+    """The clause's verb is a progressive or a past event (not *be* or *have*): as often a time
+    as a reason (``the phone rang , as I was leaving``)."""
+    verbs, _ = s.verb_group(clause)
+    return any(tag == "VBG" for _, tag in verbs) or (
+        len(verbs) == 1 and verbs[0][1] == "VBD" and verbs[0][0] not in _BE | _HAVE)
+
+
 def clause_relation(keyword: str, s: Site, clause: int):
     """The relation of ``as``/``since``/``while`` heading ``clause`` when the clause's verb says
     it (a stative clause gives a reason or a concession); otherwise undecided (the classifier
@@ -119,4 +127,4 @@ def but(s: Site):
     return UNDECIDED
 
 
-__all__ = ["stative", "clause_relation", "two_properties", "but"]
+__all__ = ["stative", "event", "clause_relation", "two_properties", "but"]

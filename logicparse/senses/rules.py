@@ -71,14 +71,15 @@ def _like_preposition(s: Site):
     if s.tag(s.start - 1) in ("NNS", "NNPS") and s.next not in _PRONOUNS and (
             s.tag(s.end).startswith(("NN", "JJ", "CD", "VBG")) or s.next in ("the", "some", "many")):
         return "example"  # after a plural noun: "fruits like apples", "things like buying offsets"
-    phrase = range(s.end, s.phrase_end())
-    if s.prev == "," and s.tag(s.start - 2) in ("NNS", "NNPS") and s.tag(s.end) in ("NN", "NNS", "VBG") \
-            and (s.word(s.phrase_end()) == "," or any(s.word(i) in ("or", "and") for i in phrase)) \
-            and not any(s.word(i) in ("'s", "’s", "’", "'") for i in phrase):
+    if s.prev == "," and s.tag(s.start - 2) in ("NNS", "NNPS") and s.tag(s.end) in ("NN", "NNS", "VBG"):
         # set off inside the noun phrase, or a list: "some concepts , like tolerance , are",
         # "chores , like taking out the trash or pulling weeds" (not "ran in the yards , like
         # puppies .": a likeness; nor a possessive, "antennae , like carters ' whips")
-        return "example"
+        end = s.phrase_end()
+        phrase = s.words[s.end:end]
+        if (s.word(end) == "," or "or" in phrase or "and" in phrase) and \
+                not {"'s", "’s", "’", "'"} & set(phrase):
+            return "example"
     if s.tag(s.end).startswith("VB"):
         return None  # a filler before a verb: "I could like post a vlog"
     obj = s.object_words(8)
@@ -238,7 +239,7 @@ def _as(s: Site):
             return CONNECTIVE  # an equative's clause: "as brave and calm as a human being could"
         relation = clauses.clause_relation("as", s, node)  # "As I was late": causal
         if relation is CONNECTIVE and s.prev == "," and any(
-                t in ("VBD", "VBZ", "VBP", "MD") for t in s.tags[:s.start]) and not _event(s, node):
+                t in ("VBD", "VBZ", "VBP", "MD") for t in s.tags[:s.start]) and not clauses.event(s, node):
             # "X , as Y" after a clause of its own: a peripheral clause giving the reason ("the
             # chicken gives an unconvincing act , as it continues to blink"; GDTB train: 13
             # causal, 1 temporal of the 14 the rule decided before past events were left out,
@@ -251,13 +252,6 @@ def _as(s: Site):
     # "as we are not", "as our founders intended": what the clause leaves out is the other
     # argument's, so it says the two are alike (GDTB: Comparison.Similarity, Expansion.Manner).
     return "analogy"
-
-
-def _event(s: Site, clause: int) -> bool:
-    """The clause's verb is a progressive or a past event (not *be* or *have*)."""
-    verbs, _ = s.verb_group(clause)
-    return any(tag == "VBG" for _, tag in verbs) or (
-        len(verbs) == 1 and verbs[0][1] == "VBD" and verbs[0][0] not in _BE | {"had"})
 
 
 def _such_before(s: Site) -> bool:
