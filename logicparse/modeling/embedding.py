@@ -5,7 +5,19 @@ one linear layer ``L: (N + N_logic) -> N`` turn a token's depth-sorted labels in
 
     u^0 = w_t,   u^i = f(L(u^{i-1} ⊕ v^i))  for i = 1..K,   w_t^logic = w_t + u^K
 
-where w_t is the token's word embedding. ``LogicalEmbedding`` *is* the word embedding (a subclass of
+where w_t is the token's word embedding (``variant="paper"``, the paper's layer as printed). The default
+``variant="centered"`` adds instead
+
+    w_t^logic = w_t + u^K(labels) - u^K(E, ..., E)
+
+so a token without labels keeps its pretrained embedding exactly, and starts L's W_u near the
+identity, so that a label moves the output by about a tenth of the word vector at any depth. The
+paper's layer at the host's initializer scale adds an offset of 6-7% of the word vector to every
+token, the same for all labels, and a label-dependent part of 0.3-2% (each layer shrinks what came
+before about 5x), too little for ordinary fine-tuning to find (docs/modeling.md, the positive
+control).
+
+``LogicalEmbedding`` *is* the word embedding (a subclass of
 ``nn.Embedding`` sharing the original weight), so a model's embedding module adds its position and
 segment embeddings after it, as section 4.2 states, and the checkpoint keys of the base model stay
 as they were.
@@ -26,6 +38,8 @@ from ..taxonomy import LABELS
 N_LABELS = len(LABELS)  # 35
 ACTIVATIONS = {"gelu": nn.GELU, "relu": nn.ReLU, "tanh": nn.Tanh, "silu": nn.SiLU}
 PROJECTIONS = ("linear", "mlp")
+VARIANTS = ("centered", "paper")
+IDENTITY_GAIN = {"gelu": 2.0, "relu": 2.0, "tanh": 1.0, "silu": 2.0}  # 1 / slope at 0 (ReLU: mean)
 
 
 def fit_depth(logic_ids: torch.Tensor, k: int) -> torch.Tensor:
@@ -54,7 +68,9 @@ class LogicalEmbedding(nn.Embedding):
     def __init__(self, num_embeddings: int, embedding_dim: int, n_logic: Optional[int] = None,
                  k: int = 3, activation: str = "gelu", projection: str = "linear",
                  mlp_hidden: Optional[int] = None, padding_idx: Optional[int] = None,
-                 embed_scale: float = 1.0, init_std: float = 0.02, device=None, dtype=None):
+                 embed_scale: float = 1.0, init_std: float = 0.02, variant: str = "centered",
+                 vector_std: Optional[float] = None, init_seed: Optional[int] = None,
+                 device=None, dtype=None):
         super().__init__(num_embeddings, embedding_dim, padding_idx=padding_idx, device=device,
                          dtype=dtype)
         if activation not in ACTIVATIONS:
@@ -63,6 +79,12 @@ class LogicalEmbedding(nn.Embedding):
         if projection not in PROJECTIONS:
             raise ModelingError(Errors.E506.format(what="projection", name=projection,
                                                    opts=", ".join(PROJECTIONS)))
+        if variant not in VARIANTS:
+            raise ModelingError(Errors.E506.format(what="layer variant", name=variant,
+                                                   opts=", ".join(VARIANTS)))
+        if vector_std is not None and not (isinstance(vector_std, (int, float)) and vector_std > 0):
+            raise ModelingError(Errors.E506.format(what="vector_std", name=vector_std,
+                                                   opts="a number above 0"))
         if k < 1:
             raise ModelingError(Errors.E506.format(what="K (logic depth)", name=k,
                                                    opts="1, 2, 3, ..."))
@@ -73,6 +95,9 @@ class LogicalEmbedding(nn.Embedding):
         # BART scales its word embedding by sqrt(d_model); the scaled vector is its w_t.
         self.embed_scale = embed_scale
         self.init_std = init_std
+        self.variant = variant
+        self.vector_std = float(vector_std) if vector_std is not None else init_std
+        self.init_seed = init_seed
         self.logic_vectors = nn.Embedding(N_LABELS, n_logic, device=device, dtype=dtype)
         if projection == "linear":
             self.proj = nn.Linear(n + n_logic, n, device=device, dtype=dtype)
@@ -104,15 +129,34 @@ class LogicalEmbedding(nn.Embedding):
         return new
 
     def reset_logic_parameters(self) -> None:
-        """Random initialisation of the new parameters only (section 4.3), at the scale of the
-        host model's initializer so that u^K starts as a small change to w_t."""
+        """Random initialisation of the new parameters only (section 4.3): L at the scale of the
+        host model's initializer, the 35 vectors at ``vector_std``.
+
+        The draws come from a generator of their own (seeded by ``init_seed``, else by the seed
+        torch was last given), never from torch's global stream: a logical model and the plain
+        model of the same seed then share the classifier head, the data order and every dropout
+        mask, and differ only by the layer."""
         if self.logic_vectors.weight.is_meta:
             return
-        nn.init.normal_(self.logic_vectors.weight, std=self.init_std)
+        seed = self.init_seed if self.init_seed is not None else torch.initial_seed()
+        gen = torch.Generator().manual_seed(int(seed) % 2**63)
+
+        def draw(param: torch.Tensor, std: float) -> None:
+            with torch.no_grad():
+                param.copy_(torch.randn(param.shape, generator=gen) * std)
+
+        draw(self.logic_vectors.weight, self.vector_std)
         for m in self.proj.modules():
             if isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, std=self.init_std)
+                draw(m.weight, self.init_std)
                 nn.init.zeros_(m.bias)
+        if self.variant == "centered" and self.projection_kind == "linear":
+            # W_u starts near the identity, scaled by the inverse of the activation's slope at 0:
+            # a label then moves the output about as much at every depth, where a random W_u
+            # shrinks what the shallower labels add about 5x per layer.
+            n = self.proj.weight.shape[0]
+            with torch.no_grad():
+                self.proj.weight[:, :n] += IDENTITY_GAIN[self.activation] * torch.eye(n)
 
     def reset_parameters(self) -> None:
         # nn.Embedding.__init__ calls this before the logic parameters exist.
@@ -135,19 +179,41 @@ class LogicalEmbedding(nn.Embedding):
         finally:
             self._labels = previous
 
-    def logic_projection(self, w: torch.Tensor, logic_ids: Optional[torch.Tensor]) -> torch.Tensor:
-        """u^K for word embeddings ``w`` [..., N] and labels [..., K'] (None = all E)."""
+    def _ids(self, w: torch.Tensor, logic_ids: Optional[torch.Tensor]) -> torch.Tensor:
         lead = w.shape[:-1]
         if logic_ids is None:
-            logic_ids = torch.zeros(*lead, self.k, dtype=torch.long, device=w.device)
-        else:
-            if not isinstance(logic_ids, torch.Tensor):
-                logic_ids = torch.as_tensor(logic_ids)
-            self.check_logic_ids(logic_ids, lead)
-            logic_ids = logic_ids.to(device=w.device, dtype=torch.long)
-            # AutoModelForMultipleChoice flattens [batch, choices, seq] to [batch*choices, seq].
-            if logic_ids.shape[:-1] != lead:
-                logic_ids = logic_ids.reshape(*lead, self.k)
+            return torch.zeros(*lead, self.k, dtype=torch.long, device=w.device)
+        if not isinstance(logic_ids, torch.Tensor):
+            logic_ids = torch.as_tensor(logic_ids)
+        self.check_logic_ids(logic_ids, lead)
+        logic_ids = logic_ids.to(device=w.device, dtype=torch.long)
+        # AutoModelForMultipleChoice flattens [batch, choices, seq] to [batch*choices, seq].
+        if logic_ids.shape[:-1] != lead:
+            logic_ids = logic_ids.reshape(*lead, self.k)
+        return logic_ids
+
+    def logic_delta(self, w: torch.Tensor, logic_ids: Optional[torch.Tensor]) -> torch.Tensor:
+        """What the layer adds to word embeddings ``w`` [..., N] for labels [..., K'] (None = all
+        E): u^K for the paper's layer, u^K(labels) - u^K(E...) for the centered one."""
+        logic_ids = self._ids(w, logic_ids)
+        if self.variant == "paper":
+            return self._project(w, logic_ids)
+        # Only tokens with a label differ from their word vector; the others are skipped (on an
+        # accelerator the selection costs one host sync).
+        labelled = logic_ids.ne(0).any(-1)
+        delta = torch.zeros_like(w)
+        if not bool(labelled.any()):
+            return delta
+        wl, ids = w[labelled], logic_ids[labelled]
+        both = self._project(torch.cat([wl, wl]), torch.cat([ids, torch.zeros_like(ids)]))
+        m = wl.shape[0]
+        return delta.index_put((labelled,), (both[:m] - both[m:]).to(w.dtype))
+
+    def logic_projection(self, w: torch.Tensor, logic_ids: Optional[torch.Tensor]) -> torch.Tensor:
+        """u^K for word embeddings ``w`` [..., N] and labels [..., K'] (None = all E)."""
+        return self._project(w, self._ids(w, logic_ids))
+
+    def _project(self, w: torch.Tensor, logic_ids: torch.Tensor) -> torch.Tensor:
         if self.projection_kind == "linear":
             # L(u ⊕ v) = W_u u + (W_v v + b): the second term takes only 35 values, so it is computed
             # once per call for the 35 vectors and gathered, instead of concatenating per token.
@@ -190,11 +256,30 @@ class LogicalEmbedding(nn.Embedding):
         if logic_ids is None:
             logic_ids = self._labels
         self.labels_used = True
-        return w + self.logic_projection(w, logic_ids)
+        return w + self.logic_delta(w, logic_ids)
+
+    @torch.no_grad()
+    def label_share(self, input_ids: torch.Tensor, logic_ids: torch.Tensor) -> dict[str, float]:
+        """How much the labels move the output, relative to the word vectors, over the tokens of
+        a batch: ``labelled`` = mean ||out(labels) - out(E...)|| / ||w|| over tokens with a label
+        (the label-dependent share), ``all_e`` = mean ||out(E...) - w|| / ||w|| over all tokens
+        (how far the layer moves a token that has no label), and the count of labelled tokens."""
+        w = super().forward(input_ids)
+        if self.embed_scale != 1.0:
+            w = w * self.embed_scale
+        ids = self._ids(w, logic_ids)
+        labelled = ids.ne(0).any(-1)
+        norm = w.norm(dim=-1).clamp_min(1e-12)
+        with_labels, all_e = self.logic_delta(w, ids), self.logic_delta(w, None)
+        share = ((with_labels - all_e).norm(dim=-1) / norm)[labelled]
+        return {"labelled": float(share.mean()) if share.numel() else 0.0,
+                "all_e": float((all_e.norm(dim=-1) / norm).mean()),
+                "labelled_tokens": int(labelled.sum())}
 
     def extra_repr(self) -> str:
         return (f"{super().extra_repr()}, n_logic={self.n_logic}, k={self.k}, "
-                f"activation={self.activation}, projection={self.projection_kind}"
+                f"activation={self.activation}, projection={self.projection_kind}, "
+                f"variant={self.variant}, vector_std={self.vector_std:g}"
                 + (f", embed_scale={self.embed_scale:g}" if self.embed_scale != 1.0 else ""))
 
 
@@ -205,4 +290,4 @@ def expected_new_parameters(n: int, n_logic: int) -> int:
     return N_LABELS * n_logic + (n + n_logic) * n + n
 
 
-__all__ = ["LogicalEmbedding", "expected_new_parameters", "fit_depth", "N_LABELS"]
+__all__ = ["LogicalEmbedding", "expected_new_parameters", "fit_depth", "N_LABELS", "VARIANTS"]

@@ -49,12 +49,17 @@ def logical_embedding(model: nn.Module) -> Optional[LogicalEmbedding]:
 
 def logicalize(model: nn.Module, n_logic: Optional[int] = None, k: int = 3,
                activation: str = "gelu", projection: str = "linear",
-               mlp_hidden: Optional[int] = None) -> nn.Module:
+               mlp_hidden: Optional[int] = None, variant: str = "centered",
+               vector_std: Optional[float] = None, seed: Optional[int] = None) -> nn.Module:
     """Put the logic-aware embedding into ``model`` (in place) and return it.
 
     ``n_logic``: size of the 35 logical vectors (default: the word embedding size N). ``k``: logic
     depth, the number of projection layers (labels past K are cut, the shallowest kept).
-    ``projection="mlp"`` is footnote 4's perceptron variant. After this call
+    ``projection="mlp"`` is footnote 4's perceptron variant. ``variant="centered"`` (default)
+    leaves tokens without labels at their pretrained embedding and draws the 35 vectors at
+    ``vector_std`` (0.5); ``variant="paper"`` is the paper's layer as printed (every token gets
+    u^K, all new parameters at the model's initializer scale). ``seed`` seeds the new parameters'
+    own generator (default: torch's last seed; torch's global stream is never drawn from). After this call
     ``model(input_ids=..., logic_ids=...)`` works with ``logic_ids`` of shape
     ``[*input_ids.shape, K]`` (ids 0-34, omitted = all E).
     """
@@ -67,12 +72,14 @@ def logicalize(model: nn.Module, n_logic: Optional[int] = None, k: int = 3,
                      or getattr(getattr(model, "config", None), "init_std", None) or 0.02)
     emb = LogicalEmbedding.from_embedding(word, n_logic=n_logic, k=k, activation=activation,
                                           projection=projection, mlp_hidden=mlp_hidden,
-                                          init_std=init_std)
+                                          init_std=init_std, variant=variant,
+                                          vector_std=vector_std, init_seed=seed)
     setattr(parent, name, emb)
     if getattr(model, "config", None) is not None:
         setattr(model.config, CONFIG_KEY, {
             "n_logic": emb.n_logic, "k": emb.k, "activation": activation,
-            "projection": projection, "mlp_hidden": mlp_hidden})
+            "projection": projection, "mlp_hidden": mlp_hidden, "variant": emb.variant,
+            "vector_std": emb.vector_std})
     _accept_logic_ids(model, emb)
     return model
 
@@ -144,6 +151,8 @@ def from_pretrained(path: str, auto_class=None, **kwargs) -> nn.Module:
         model = auto_class.from_pretrained(path, config=config, **kwargs)
     finally:
         transformers.logging.set_verbosity(verbosity)
+    # Checkpoints written before the centered layer existed hold the paper's layer.
+    settings = {"variant": "paper", **settings}
     logicalize(model, **settings)
     emb = logical_embedding(model)
     prefix = next(n for n, m in model.named_modules() if m is emb) + "."
