@@ -85,7 +85,7 @@ def test_mlp_variant_has_its_own_count():
 
 def test_recursion_matches_the_paper():
     torch.manual_seed(0)
-    emb = LogicalEmbedding(30, 6, n_logic=4, k=3)
+    emb = LogicalEmbedding(30, 6, n_logic=4, k=3, variant="paper")
     x, lab = ids((2, 5), 30), labels((2, 5), 3)
     w = emb.weight[x]
     u = w

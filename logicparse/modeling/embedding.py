@@ -120,9 +120,12 @@ class LogicalEmbedding(nn.Embedding):
         weights tied to it (BART's shared embedding, an LM head) stay tied."""
         weight = embedding.weight
         kwargs.setdefault("embed_scale", float(getattr(embedding, "embed_scale", 1.0) or 1.0))
-        new = cls(embedding.num_embeddings, embedding.embedding_dim,
-                  padding_idx=embedding.padding_idx, device=weight.device, dtype=weight.dtype,
-                  **kwargs)
+        # The throw-away initialisation of the modules' own weights must not advance torch's
+        # global stream either: the plain model of the same seed draws the same dropout masks.
+        with torch.random.fork_rng(devices=[]):
+            new = cls(embedding.num_embeddings, embedding.embedding_dim,
+                      padding_idx=embedding.padding_idx, device=weight.device, dtype=weight.dtype,
+                      **kwargs)
         new.weight = weight
         for name in ("max_norm", "norm_type", "scale_grad_by_freq", "sparse"):
             setattr(new, name, getattr(embedding, name))
