@@ -26,6 +26,12 @@ class LogicSource(str, Enum):
     paper = "paper"
     default = "default"
     shuffled = "shuffled"
+    all_e = "all-e"
+
+
+class Layer(str, Enum):
+    centered = "centered"
+    paper = "paper"
 
 
 def train(
@@ -54,7 +60,12 @@ def train(
                                       "default: the annotator's labels (keyword decisions, default "
                                       "mapping); paper: the paper's literal labels (Algorithm 1, "
                                       "lexicon senses); shuffled: the control, default's labels "
-                                      "permuted over each text's tokens; none: the plain model."),
+                                      "permuted over each text's tokens; all-e: the logical layer "
+                                      "fed no labels; none: the plain model."),
+    layer: Layer = typer.Option(Layer.centered, "--layer", help="The logical layer. centered: "
+                                "tokens without labels keep their pretrained embedding and a "
+                                "label moves a token by about a tenth of its word vector; paper: "
+                                "the paper's layer as printed (every token moved, labels barely)."),
     no_logic: bool = typer.Option(False, "--no-logic", help="Same as --logic none: the baseline, "
                                   "same model and settings without the logical embedding."),
     shards: Optional[Path] = typer.Option(None, "--shards", help="Shards with the texts' labels "
@@ -81,6 +92,10 @@ def train(
     eval_batch_size: int = typer.Option(16, "--eval-batch-size", min=1),
     grad_accum: int = typer.Option(1, "--grad-accum", min=1, help="Micro-batches per optimizer step."),
     lr: float = typer.Option(2e-5, "--lr", help="Peak learning rate (AdamW)."),
+    logic_lr: Optional[float] = typer.Option(None, "--logic-lr", help="Peak learning rate of the "
+                                             "logical layer's new parameters (default: --lr)."),
+    no_bucket: bool = typer.Option(False, "--no-bucket", help="Batches in plain shuffled order "
+                                   "(default: of similar length, which cuts padding)."),
     weight_decay: float = typer.Option(0.01, "--weight-decay"),
     warmup: float = typer.Option(0.1, "--warmup", help="Warm-up fraction of the steps, then linear decay."),
     clip: float = typer.Option(1.0, "--clip", help="Gradient norm clipping."),
@@ -124,7 +139,8 @@ def train(
         shards=str(shards) if shards else None, out=str(out),
         logic="none" if no_logic else logic.value, dev_size=dev_size, train_size=train_size,
         split_seed=split_seed, checkpoint=not no_checkpoint, k=k,
-        n_logic=n_logic, projection=projection, epochs=epochs, batch_size=batch_size,
+        n_logic=n_logic, projection=projection, layer=layer.value, logic_lr=logic_lr,
+        bucket=not no_bucket, epochs=epochs, batch_size=batch_size,
         eval_batch_size=eval_batch_size, grad_accum=grad_accum, lr=lr, weight_decay=weight_decay,
         warmup=warmup, clip=clip, max_length=max_length, max_target_length=max_target_length,
         num_beams=num_beams, max_steps=max_steps, limit=limit, seed=seed, device=device,

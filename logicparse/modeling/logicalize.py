@@ -84,6 +84,28 @@ def logicalize(model: nn.Module, n_logic: Optional[int] = None, k: int = 3,
     return model
 
 
+def logic_param_groups(model: nn.Module, lr: float, logic_lr: Optional[float] = None,
+                       weight_decay: float = 0.0) -> list[dict]:
+    """Optimizer parameter groups for a (logicalized) model: the logical layer's new parameters at
+    ``logic_lr`` (default ``lr``), every other parameter at ``lr``; no weight decay on biases and
+    norms. For a user's own loop, ``torch.optim.AdamW(logic_param_groups(model, 2e-5,
+    logic_lr=1e-3, weight_decay=0.01))``; for a ``transformers.Trainer``, pass that optimizer as
+    ``optimizers=(optimizer, None)`` and the Trainer builds its scheduler over it."""
+    for name, value in (("lr", lr), ("logic_lr", logic_lr)):
+        if value is not None and not (isinstance(value, (int, float)) and value >= 0):
+            raise ModelingError(Errors.E506.format(what=name, name=value, opts="a number, 0 or more"))
+    emb = logical_embedding(model)
+    new = {id(p) for p in emb.logic_vectors.parameters()} | {id(p) for p in emb.proj.parameters()
+                                                             } if emb is not None else set()
+    groups: dict[tuple[bool, bool], list] = {}
+    for p in model.parameters():
+        if p.requires_grad:
+            groups.setdefault((id(p) in new, p.dim() >= 2), []).append(p)
+    return [{"params": params, "lr": (logic_lr or lr) if is_new else lr,
+             "weight_decay": weight_decay if decays else 0.0}
+            for (is_new, decays), params in sorted(groups.items())]
+
+
 def _accept_logic_ids(model: nn.Module, emb: LogicalEmbedding) -> None:
     """Let the instance's forward (and generate) take ``logic_ids``: the labels are handed to the
     embedding for the duration of the call, since the model's own forward cannot pass them down."""

@@ -14,7 +14,12 @@ The label source says which labels a logical model is fed:
 * ``shuffled``: the control: ``default``'s labels moved to the wrong tokens. Each text keeps its
   number of labelled tokens and its label frequencies (its label rows are permuted, seeded), so a
   model fed them gets the same amount of logic signal in the wrong places.
+* ``all-e``: the logical layer fed no labels (every layer E): the control for the layer itself.
+  With the centered layer it computes exactly what the plain model computes;
 * ``none``: no labels (the plain model); nothing is annotated.
+
+:func:`digest` fingerprints the labels a model was fed, so a results table can refuse runs made
+with other labels than today's.
 """
 
 from __future__ import annotations
@@ -34,7 +39,9 @@ from ..tokens import Document
 
 log = logging.getLogger(__name__)
 
-SOURCES = ("none", "paper", "default", "shuffled")
+SOURCES = ("none", "paper", "default", "shuffled", "all-e")
+# Test-time ablations: a trained logical model is also evaluated with its labels replaced by these.
+ABLATIONS = ("shuffled", "all-e")
 
 
 def check_source(source: str) -> str:
@@ -157,11 +164,29 @@ def labels_for(texts: list[str], shards: Optional[str], data_file: str, source: 
     failed = sum(1 for d in found.values() if d.error)
     if failed:
         log.warning("%d of %d texts failed annotation; their tokens take E", failed, len(found))
+    return {t: transform(d, source, seed, str(cache)) for t, d in found.items()}
+
+
+def transform(doc: Document, source: str, seed: int = 0, where: str = "shards") -> Document:
+    """The annotator's ``doc`` as label ``source`` feeds it (``default``: unchanged)."""
     if source == "paper":
-        found = {t: paper_labels(d, str(cache)) for t, d in found.items()}
-    elif source == "shuffled":
-        found = {t: shuffle_labels(d, seed) for t, d in found.items()}
-    return found
+        return paper_labels(doc, where)
+    if source == "shuffled":
+        return shuffle_labels(doc, seed)
+    if source == "all-e":
+        return dataclasses.replace(doc, logic=[[] for _ in doc.logic], relations=[])
+    return doc
+
+
+def digest(docs: dict[str, Document], texts: Iterable[str]) -> str:
+    """A fingerprint of the labels of ``texts`` (their label rows, in text order): two runs with
+    the same digest were fed the same labels."""
+    h = hashlib.sha256()
+    for t in texts:
+        doc = docs.get(t)
+        h.update(text_id(t).encode())
+        h.update(json.dumps(doc.logic if doc is not None else None, separators=(",", ":")).encode())
+    return h.hexdigest()[:16]
 
 
 def paper_labels(doc: Document, where: str = "shards") -> Document:

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from ..errors import DataFormatError, Errors, ModelLoadError
+from . import batches as B
 from . import labels as L
 from . import tasks as T
 from .metrics import count_correct, rouge
@@ -42,9 +43,11 @@ class TrainConfig:
     test_file: Optional[str] = None
     shards: Optional[str] = None  # annotation shards; default: the user cache, per label source
     out: str = "out/train"
-    # Label source: default | paper | shuffled (the control) | none (the baseline: same everything
-    # without the logic embedding); True/False are read as default/none.
+    # Label source: default | paper | shuffled (the control for positions) | all-e (the control for
+    # the layer: no labels) | none (the baseline: same everything without the logic embedding);
+    # True/False are read as default/none.
     logic: str = "default"
+    layer: str = "centered"  # the logical layer: centered, or paper (the paper's layer as printed)
     dev_size: Optional[int] = None  # pairs carved from train as dev (default: the task's, if no dev file)
     train_size: Optional[int] = None  # a seeded subset of the training examples (after the carve)
     split_seed: int = 0  # the carve and the subset; apart from seed, so every run shares them
@@ -56,10 +59,12 @@ class TrainConfig:
     eval_batch_size: int = 16
     grad_accum: int = 1
     lr: float = 2e-5
+    logic_lr: Optional[float] = None  # the new parameters' learning rate (default: lr)
     weight_decay: float = 0.01
     warmup: float = 0.1  # fraction of the optimizer steps
     clip: float = 1.0
     max_length: int = 512
+    bucket: bool = True  # batches of similar length (less padding); the order is still seeded
     max_target_length: int = 128
     num_beams: int = 4
     max_steps: Optional[int] = None  # stop early (smoke runs)
@@ -79,6 +84,14 @@ class TrainConfig:
         if isinstance(self.logic, bool):
             self.logic = "default" if self.logic else "none"
         L.check_source(self.logic)
+        from ..modeling.embedding import VARIANTS
+
+        if self.layer not in VARIANTS:
+            raise DataFormatError(Errors.E506.format(what="logical layer", name=self.layer,
+                                                     opts=", ".join(VARIANTS)))
+        if self.logic_lr is not None and not self.logic_lr >= 0:
+            raise DataFormatError(Errors.E506.format(what="logic learning rate",
+                                                     name=self.logic_lr, opts="a number, 0 or more"))
 
 
 def resolve_model_path(name: str) -> str:
@@ -95,7 +108,8 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     import transformers
     from tqdm.auto import tqdm
 
-    from ..modeling import LogicAligner, from_pretrained, join_documents, logical_embedding, logicalize
+    from ..modeling import (LogicAligner, from_pretrained, join_documents, logic_param_groups,
+                            logical_embedding, logicalize)
 
     # ---- setup: seeds, device, output --------------------------------------------------------
     transformers.set_seed(cfg.seed)
@@ -127,12 +141,17 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
             splits["dev"] = carved
     splits = {s: exs[:cfg.limit] for s, exs in splits.items()}
     logical = cfg.logic != "none"
-    labels = None
+    labels, fingerprints = None, {}
     if logical:
         texts = L.texts_of(ex for exs in splits.values() for ex in exs)
-        labels = L.labels_for(texts, cfg.shards, files["train"], source=cfg.logic, seed=cfg.seed,
-                              annotator=annotator, parser=cfg.parser, senses=cfg.senses,
-                              device=device, workers=cfg.annotate_workers)
+        annotation = L.labels_for(texts, cfg.shards, files["train"], source="default",
+                                  annotator=annotator, parser=cfg.parser, senses=cfg.senses,
+                                  device=device, workers=cfg.annotate_workers)
+        where = str(cfg.shards or L.default_cache_dir(files["train"]))
+        labels = {t: L.transform(d, cfg.logic, cfg.seed, where) for t, d in annotation.items()}
+        # What the model is fed, and the annotation its test texts had (a table's relation groups).
+        fingerprints = {"labels_sha": L.digest(labels, texts), "test_annotation_sha": L.digest(
+            annotation, L.texts_of(splits.get("test", [])))}
 
     # ---- model and tokenizer -----------------------------------------------------------------
     path = resolve_model_path(cfg.model)
@@ -147,14 +166,15 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     else:
         model = auto.from_pretrained(path, **head)
         if logical:
-            logicalize(model, n_logic=cfg.n_logic, k=cfg.k, projection=cfg.projection)
+            logicalize(model, n_logic=cfg.n_logic, k=cfg.k, projection=cfg.projection,
+                       variant=cfg.layer, seed=cfg.seed)
     # A logical checkpoint keeps the depth it was trained with, whatever --k says.
     k = logical_embedding(model).k if logical else cfg.k
     aligner = LogicAligner(tokenizer, k=k, max_length=cfg.max_length) if logical else None
     max_len = min(cfg.max_length, getattr(model.config, "max_position_embeddings", 10**6) or 10**6)
 
     # ---- encode every split once (int32/uint8 on the host; padded per batch) ------------------
-    def encode(ex) -> dict:
+    def encode(ex, labels=labels) -> dict:
         if task.kind == T.MULTIPLE_CHOICE:
             firsts = [ex.context] * len(ex.options)
             seconds = [f"{ex.question} {o}" for o in ex.options]
@@ -185,38 +205,30 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         aligner.max_length = max_len
     data = {s: [encode(ex) for ex in tqdm(exs, desc=f"encode {s}", disable=not tty)]
             for s, exs in splits.items()}
+    # Test-time ablations: the same test examples with the labels shuffled, or none (all E).
+    ablations = [a for a in L.ABLATIONS if logical and a != cfg.logic and "test" in splits]
+    for a in ablations:
+        swapped = {t: L.transform(d, a, cfg.seed) for t, d in labels.items()}
+        data[f"test:{a}"] = [encode(ex, swapped) for ex in splits["test"]]
+        splits[f"test:{a}"] = splits["test"]
 
     def collate(items: list[dict]) -> dict:
-        out = {}
-        for key in items[0]:
-            pad = {"input_ids": tokenizer.pad_token_id or 0, "labels": -100}.get(key, 0)
-            if key == "labels" and items[0][key].dim() == 0:
-                out[key] = torch.stack([it[key] for it in items]).long()
-                continue
-            seq_dim = items[0]["input_ids"].dim() - 1 if key != "labels" else 0
-            longest = max(it[key].shape[seq_dim] for it in items)
-            padded = []
-            for it in items:
-                t = it[key].long()
-                width = [0, 0] * (t.dim() - seq_dim - 1) + [0, longest - t.shape[seq_dim]]
-                padded.append(torch.nn.functional.pad(t, width, value=pad))
-            out[key] = torch.stack(padded)
-        return out
+        return B.collate(items, tokenizer.pad_token_id or 0)
 
     def batches(split: str, size: int, shuffle: bool, epoch: int = 0):
-        order = np.arange(len(data[split]))
-        if shuffle:
-            np.random.default_rng(cfg.seed * 1000 + epoch).shuffle(order)
-        for i in range(0, len(order), size):
-            yield {k: v.to(device) for k, v in collate([data[split][j] for j in order[i:i + size]]).items()}
+        lengths = np.array([it["input_ids"].shape[-1] for it in data[split]])
+        for idx in B.batch_order(lengths, size, shuffle, cfg.seed * 1000 + epoch, cfg.bucket):
+            batch = collate([data[split][j] for j in idx])
+            batch["index"] = torch.as_tensor(idx)
+            yield batch
+
+    def to_device(batch: dict) -> dict:
+        return {k: v.to(device) for k, v in batch.items() if k != "index"}
 
     # ---- optimizer: AdamW without decay on biases and norms; warm-up then linear decay ---------
     model.to(device)
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and p.requires_grad]
-    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2 and p.requires_grad]
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
-                                   {"params": no_decay, "weight_decay": 0.0}], lr=cfg.lr,
-                                  fused=device.startswith("cuda"))
+    optimizer = torch.optim.AdamW(logic_param_groups(model, cfg.lr, cfg.logic_lr, cfg.weight_decay),
+                                  lr=cfg.lr, fused=device.startswith("cuda"))
     steps_per_epoch = math.ceil(math.ceil(len(data["train"]) / cfg.batch_size) / cfg.grad_accum)
     total_steps = steps_per_epoch * cfg.epochs
     if cfg.max_steps:
@@ -229,7 +241,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     best_state = None  # the best dev weights, in memory when nothing goes to disk
     if cfg.resume and os.path.exists(ckpt_path):
         ckpt = torch.load(ckpt_path, map_location=device, weights_only=False)
-        for key in ("task", "logic", "k", "n_logic", "projection"):
+        for key in ("task", "logic", "k", "n_logic", "projection", "layer"):
             if ckpt["config"][key] != getattr(cfg, key):
                 raise DataFormatError(Errors.E523.format(
                     path=ckpt_path, reason=f"it was trained with {key}={ckpt['config'][key]!r}"))
@@ -257,8 +269,10 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     @torch.no_grad()
     def evaluate(split: str) -> dict:
         model.eval()
-        correct, n, loss_sum, preds = 0, 0, 0.0, []
+        correct, n, loss_sum, preds, order = 0, 0, 0.0, [], []
         for batch in batches(split, cfg.eval_batch_size, shuffle=False):
+            order += batch["index"].tolist()
+            batch = to_device(batch)
             with autocast():
                 out = model(**batch)
             loss_sum += out.loss.item() * len(batch["labels"])
@@ -273,6 +287,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
                                          max_new_tokens=cfg.max_target_length)
                 preds += tokenizer.batch_decode(ids, skip_special_tokens=True)
         model.train()
+        preds = [p for _, p in sorted(zip(order, preds))]  # back to file order
         result = {"split": split, "loss": loss_sum / max(n, 1), "n": n}
         if classify:
             result["accuracy"] = correct / max(n, 1)
@@ -280,6 +295,16 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         else:
             result.update(rouge(preds, [ex.summaries for ex in splits[split]]))
         return result
+
+    # ---- how much the labels move the embedding output (labelled tokens; all-E tokens) -----------
+    def label_share() -> Optional[dict]:
+        emb = logical_embedding(model)
+        if emb is None:
+            return None
+        probe = collate(data["train"][:64])
+        return emb.label_share(probe["input_ids"].to(device), probe["logic_ids"].to(device))
+
+    share_init = label_share()
 
     # ---- the loop --------------------------------------------------------------------------------
     log({"event": "start", **asdict(cfg), "params": sum(p.numel() for p in model.parameters()),
@@ -295,6 +320,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
             if micro < micro_done:  # resuming mid-epoch: these were already trained on
                 continue
             tick = time.perf_counter()
+            batch = to_device(batch)
             with autocast():
                 loss = model(**batch).loss / cfg.grad_accum
             loss.backward()
@@ -338,9 +364,11 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     bar.close()
 
     # ---- final: the best dev model (or the last one) on test ----------------------------------
-    final = {"task": cfg.task, "logic": cfg.logic, "seed": cfg.seed, "steps": step,
+    final = {"task": cfg.task, "logic": cfg.logic, "layer": cfg.layer if logical else None,
+             "seed": cfg.seed, "steps": step,
              "train_seconds": round(time.perf_counter() - started, 2),
-             "step_seconds": round(step_time / max(step, 1), 4), "train": len(data["train"])}
+             "step_seconds": round(step_time / max(step, 1), 4), "train": len(data["train"]),
+             **fingerprints}
     if best is not None:
         final["dev"] = {k: v for k, v in best.items() if k not in ("split",)}
         final["dev_curve"] = curve  # dev accuracy (or ROUGE-L) after each epoch
@@ -350,8 +378,12 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         elif os.path.isdir(best_dir):
             model = (from_pretrained(best_dir, auto) if logical else auto.from_pretrained(best_dir))
             model.to(device)
+    if share_init is not None:
+        final["label_share"] = {"init": share_init, "after": label_share()}
     if "test" in data:
         final["test"] = {k: v for k, v in evaluate("test").items() if k != "split"}
+        for a in ablations:  # the drop from "test" is how much the model uses its labels
+            final[f"test_{a}"] = {k: v for k, v in evaluate(f"test:{a}").items() if k != "split"}
     log({"event": "final", **final})
     metrics_file.close()
     return final
