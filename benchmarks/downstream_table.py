@@ -1,18 +1,23 @@
 """Does logic help training? One task, four label sources side by side, several seeds each.
 
     python benchmarks/downstream_table.py --task conjnli --data DIR \\
-        --seeds 0 1 2 --logic none paper default shuffled --train-size 3000 --epochs 3 --lr 5e-5
+        --seeds 0 1 2 --logic none default shuffled all-e --train-size 3000 --epochs 6 --lr 1e-4
 
 Runs every missing cell (source x seed, all with the same training size, epochs and learning
 rate), appending one JSON object per finished run to the results file
 (benchmarks/results/downstream_<task>.jsonl); rerunning skips finished cells, so a table can be
 filled over several sittings. Then prints the table from the results file alone: mean ± std per
 source, the per-seed paired differences, a bootstrap 95% interval over the test examples, test
-accuracy by the relations present in a pair, and, last, one JSON object; and draws dev accuracy per
-epoch by source (--plot). ``--report`` prints without running anything.
+accuracy by the relations present in a pair, the test-time ablations (each logical model evaluated
+again with its labels shuffled and with none), the label-dependent share of the embedding, and,
+last, one JSON object; and draws dev accuracy per epoch by source (--plot). ``--report`` prints
+without running anything.
 
 Sources: none (the plain model), paper (the paper's literal labels), default (the annotator's
-labels), shuffled (default's labels permuted over each text's tokens: the control).
+labels), shuffled (default's labels permuted over each text's tokens: the control for positions),
+all-e (the logical layer fed no labels: the control for the layer). Every run records a fingerprint
+of the labels it was fed and of the test texts' annotation; runs whose annotation is not today's are
+named and left out of the table.
 """
 
 from __future__ import annotations
@@ -34,7 +39,9 @@ from logicparse.errors import DataFormatError, Errors  # noqa: E402
 from logicparse.training import compare as C  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-ORDER = ("none", "paper", "default", "shuffled")
+ORDER = ("none", "paper", "default", "shuffled", "all-e")
+PAIRS = (("default", "none"), ("default", "shuffled"), ("default", "all-e"), ("paper", "none"),
+         ("default", "paper"), ("shuffled", "none"), ("all-e", "none"))
 # Test pairs grouped by the relations the annotator (default source) finds in premise or hypothesis.
 GROUPS = {"disjunction": {"disjunction"}, "negation": {"negation"},
           "adversative/comparative": {"adversative", "comparative"}}
@@ -63,8 +70,13 @@ def read_results(path: Path) -> list[dict]:
 
 
 def cell_key(row: dict) -> tuple:
+    """A run's cell; runs from before the centered layer used the paper's layer."""
     return (row["task"], row["logic"], int(row["seed"]), row["train_size"], int(row["epochs"]),
-            float(row["lr"]))
+            float(row["lr"]), row.get("layer") or "paper", row.get("logic_lr"))
+
+
+def protocol(args) -> tuple:
+    return (args.train_size, args.epochs, float(args.lr), args.layer, args.logic_lr)
 
 
 def run_cell(args, logic: str, seed: int, rows: list[dict]) -> dict:
@@ -72,6 +84,7 @@ def run_cell(args, logic: str, seed: int, rows: list[dict]) -> dict:
 
     cfg = TrainConfig(task=args.task, model=args.model, data=args.data, shards=args.shards,
                       out=os.path.join(args.work, f"{args.task}-{logic}-seed{seed}"), logic=logic,
+                      layer=args.layer, logic_lr=args.logic_lr,
                       train_size=args.train_size, dev_size=args.dev_size, epochs=args.epochs,
                       lr=args.lr, batch_size=args.batch_size, eval_batch_size=64,
                       max_length=args.max_length, seed=seed, checkpoint=False, quiet=True,
@@ -79,8 +92,15 @@ def run_cell(args, logic: str, seed: int, rows: list[dict]) -> dict:
     started = time.perf_counter()
     result = train(cfg)
     same = [r["step_seconds"] for r in rows if r["logic"] == "none" and r.get("step_seconds")
-            and cell_key(r)[3:] == (args.train_size, args.epochs, args.lr)]
-    return {"task": args.task, "logic": logic, "seed": seed, "train_size": result["train"],
+            and cell_key(r)[3:] == protocol(args)]
+    ablations = {f"test_{a}_{k}": result[f"test_{a}"][v] for a in ("shuffled", "all-e")
+                 if f"test_{a}" in result for k, v in (("accuracy", "accuracy"),
+                                                      ("predictions", "predictions"))}
+    return {"task": args.task, "logic": logic, "seed": seed, "train_size": args.train_size,
+            "train_examples": result["train"], "layer": args.layer, "logic_lr": args.logic_lr,
+            "labels_sha": result.get("labels_sha"),
+            "test_annotation_sha": result.get("test_annotation_sha"),
+            "label_share": result.get("label_share"),
             "epochs": args.epochs, "lr": args.lr, "dev_accuracy": result["dev"]["accuracy"],
             "test_accuracy": result["test"]["accuracy"], "steps": result["steps"],
             "seconds": round(time.perf_counter() - started, 1),
@@ -90,7 +110,7 @@ def run_cell(args, logic: str, seed: int, rows: list[dict]) -> dict:
             "batch_size": args.batch_size, "max_length": args.max_length,
             "dev_size": args.dev_size, "torch_threads": _threads(),
             "load_average": round(os.getloadavg()[0], 2),
-            "test_predictions": result["test"]["predictions"]}
+            "test_predictions": result["test"]["predictions"], **ablations}
 
 
 def _threads() -> int:
@@ -99,34 +119,57 @@ def _threads() -> int:
     return torch.get_num_threads()
 
 
-def test_groups(args) -> tuple[list[int], dict[str, np.ndarray]]:
-    """Gold labels of the test examples and a mask per relation group (from the default labels)."""
+def test_groups(args) -> tuple[list[int], dict[str, np.ndarray], str]:
+    """Gold labels of the test examples, a mask per relation group (from today's default labels)
+    and the fingerprint of those labels, which every logical run must share."""
     from logicparse.training import get_task
-    from logicparse.training.labels import labels_for
+    from logicparse.training.labels import digest, labels_for, texts_of
     from logicparse.training.tasks import split_files
 
     task = get_task(args.task)
     files = split_files(task, args.data, {})
     test = task.read(files["test"])
-    labels = labels_for([t for ex in test for t in ex.texts()], args.shards, files["train"],
-                        source="default", workers=args.annotate_workers)
+    texts = texts_of(test)
+    labels = labels_for(texts, args.shards, files["train"], source="default",
+                        workers=args.annotate_workers)
     present = [{r.relation for t in ex.texts() for r in labels[t].relations} for ex in test]
     masks = {g: np.array([bool(p & rels) for p in present]) for g, rels in GROUPS.items()}
     masks["none of these"] = ~np.any(np.stack(list(masks.values())), axis=0)
-    return [ex.label for ex in test], masks
+    return [ex.label for ex in test], masks, digest(labels, texts)
+
+
+def _interval(diffs: list[float]) -> str:
+    ci = C.seed_interval(diffs)
+    return f"[{ci[0]:+.4f}, {ci[1]:+.4f}] (±{(ci[1] - ci[0]) / 2:.4f})" if ci else "-"
+
+
+def _share(rs: list[dict], when: str) -> str:
+    values = [r["label_share"][when]["labelled"] for r in rs if r.get("label_share")]
+    return f"{np.mean(values):.3f}" if values else "-"
 
 
 def report(args, rows: list[dict]) -> dict:
-    want = (args.train_size, args.epochs, args.lr)
-    rows = [r for r in rows if r["task"] == args.task and cell_key(r)[3:] == want]
+    rows = [r for r in rows if r["task"] == args.task and cell_key(r)[3:] == protocol(args)]
+    out = {"task": args.task, "train_size": args.train_size, "epochs": args.epochs, "lr": args.lr,
+           "layer": args.layer, "logic_lr": args.logic_lr, "sources": {}, "differences": {},
+           "ablations": {}, "groups": {}, "stale": []}
+    print(f"\n{args.task}: train {args.train_size}, {args.epochs} epochs, lr {args.lr:g}"
+          f"{f', logic lr {args.logic_lr:g}' if args.logic_lr else ''}, {args.layer} layer, "
+          f"test = {len(rows[0]['test_predictions']) if rows else 0} pairs")
+    if not rows:
+        return out
+    gold, masks, today = test_groups(args)
+    stale = [r for r in rows if r["logic"] != "none" and r.get("test_annotation_sha") != today]
+    if stale:
+        print(f"\nleft out: {len(stale)} runs made with other labels than today's annotation "
+              f"({today}): " + ", ".join(f"{r['logic']}/seed {r['seed']}" for r in stale))
+        out["stale"] = [[r["logic"], r["seed"], r.get("test_annotation_sha")] for r in stale]
+        rows = [r for r in rows if r not in stale]
     by = {s: sorted((r for r in rows if r["logic"] == s), key=lambda r: r["seed"]) for s in ORDER}
     by = {s: rs for s, rs in by.items() if rs}
-    out = {"task": args.task, "train_size": args.train_size, "epochs": args.epochs, "lr": args.lr,
-           "sources": {}, "differences": {}, "groups": {}}
-    print(f"\n{args.task}: train {args.train_size}, {args.epochs} epochs, lr {args.lr:g}, "
-          f"test = {len(rows[0]['test_predictions']) if rows else 0} pairs\n")
-    print("| source | seeds | dev acc | test acc | s / step (median) | vs none, same seed (median) |")
-    print("|---|---|---|---|---|---|")
+    print("\n| source | seeds | dev acc | test acc | best epoch (mean) | s / step (median) "
+          "| vs none, same seed | label share, init → after | labels |")
+    print("|---|---|---|---|---|---|---|---|---|")
     plain = {r["seed"]: r["step_seconds"] for r in by.get("none", []) if r.get("step_seconds")}
     for s, rs in by.items():
         dev, test = C.mean_std([r["dev_accuracy"] for r in rs]), C.mean_std([r["test_accuracy"] for r in rs])
@@ -134,37 +177,47 @@ def report(args, rows: list[dict]) -> dict:
         # Runs of one seed follow each other, so they share the machine's load more than any others.
         ratios = [r["step_seconds"] / plain[r["seed"]] for r in rs
                   if r.get("step_seconds") and r["seed"] in plain]
-        step = f"{np.median(steps):.2f}" if steps else "-"
-        ratio = f"{np.median(ratios):.3f}" if ratios else "-"
+        hashes = sorted({r.get("labels_sha") or "-" for r in rs})
         print(f"| {s} | {len(rs)} | {dev[0]:.4f} ± {dev[1]:.4f} | {test[0]:.4f} ± {test[1]:.4f} "
-              f"| {step} | {ratio} |")
+              f"| {np.mean([r['best_epoch'] + 1 for r in rs]):.1f} "
+              f"| {f'{np.median(steps):.2f}' if steps else '-'} "
+              f"| {f'{np.median(ratios):.3f}' if ratios else '-'} "
+              f"| {_share(rs, 'init')} → {_share(rs, 'after')} "
+              f"| {hashes[0] if len(hashes) == 1 else f'{len(hashes)} sets'} |")
         out["sources"][s] = {"seeds": [r["seed"] for r in rs], "dev": dev, "test": test,
                              "test_per_seed": [r["test_accuracy"] for r in rs]}
-    if not rows:
-        return out
-    gold, masks = test_groups(args)
     correct = {s: C.correct_matrix([r["test_predictions"] for r in rs], gold) for s, rs in by.items()}
-    print("\n| difference (test) | per seed | mean | bootstrap 95% over test pairs | t 95% over seeds |")
-    print("|---|---|---|---|---|")
-    for a, b in (("default", "none"), ("default", "shuffled"), ("paper", "none"), ("default", "paper"),
-                 ("shuffled", "none")):
+    print("\n| difference (test) | seeds | mean | bootstrap 95% over test pairs "
+          "| t 95% over seeds (± half-width) | seeds for ±0.01 |")
+    print("|---|---|---|---|---|---|")
+    for a, b in PAIRS:
         if a not in by or b not in by:
             continue
         seeds = sorted({r["seed"] for r in by[a]} & {r["seed"] for r in by[b]})
         pa = [next(r for r in by[a] if r["seed"] == s) for s in seeds]
         pb = [next(r for r in by[b] if r["seed"] == s) for s in seeds]
         per_seed = [x["test_accuracy"] - y["test_accuracy"] for x, y in zip(pa, pb)]
-        ca = C.correct_matrix([r["test_predictions"] for r in pa], gold)
-        cb = C.correct_matrix([r["test_predictions"] for r in pb], gold)
-        diff, lo, hi = C.paired_bootstrap(ca, cb)
-        over_seeds = C.seed_interval(per_seed)
-        seeds_text = f"[{over_seeds[0]:+.4f}, {over_seeds[1]:+.4f}]" if over_seeds else "-"
-        print(f"| {a} − {b} | {', '.join(f'{d:+.4f}' for d in per_seed)} | {diff:+.4f} "
-              f"| [{lo:+.4f}, {hi:+.4f}] | {seeds_text} |")
+        diff, lo, hi = C.paired_bootstrap(C.correct_matrix([r["test_predictions"] for r in pa], gold),
+                                          C.correct_matrix([r["test_predictions"] for r in pb], gold))
+        need = C.seeds_needed(per_seed, 0.01)
+        print(f"| {a} − {b} | {len(seeds)} | {diff:+.4f} | [{lo:+.4f}, {hi:+.4f}] "
+              f"| {_interval(per_seed)} | {need or '-'} |")
+        ci = C.seed_interval(per_seed)
         out["differences"][f"{a}-{b}"] = {"seeds": seeds, "per_seed": per_seed, "mean": diff,
-                                          "ci95": [lo, hi],
-                                          "ci95_seeds": list(over_seeds) if over_seeds else None}
-    print("\n| test pairs with | n | " + " | ".join(by) + " |")
+                                          "ci95": [lo, hi], "ci95_seeds": list(ci) if ci else None,
+                                          "seeds_for_0.01": need}
+    print("\n| test-time ablation: own labels minus | source | seeds | mean | t 95% over seeds |")
+    print("|---|---|---|---|---|")
+    for s, rs in by.items():
+        for a in ("shuffled", "all-e"):
+            drops = [r["test_accuracy"] - r[f"test_{a}_accuracy"] for r in rs
+                     if f"test_{a}_accuracy" in r]
+            if drops:
+                print(f"| {a} labels | {s} | {len(drops)} | {np.mean(drops):+.4f} | {_interval(drops)} |")
+                ci = C.seed_interval(drops)
+                out["ablations"][f"{s}-{a}"] = {"per_seed": drops, "mean": float(np.mean(drops)),
+                                                "ci95_seeds": list(ci) if ci else None}
+    print("\n| test pairs with (today's labels) | n | " + " | ".join(by) + " |")
     print("|---|---|" + "---|" * len(by))
     for g, mask in masks.items():
         cells = {s: C.group_accuracy(correct[s], mask) for s in by}
@@ -208,8 +261,11 @@ def main(argv=None) -> int:
     p.add_argument("--logic", nargs="+", default=list(ORDER), choices=ORDER)
     p.add_argument("--train-size", type=int, default=3000)
     p.add_argument("--dev-size", type=int, default=1000)
-    p.add_argument("--epochs", type=int, default=3)
-    p.add_argument("--lr", type=float, default=5e-5)
+    p.add_argument("--epochs", type=int, default=6)
+    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--logic-lr", type=float, default=None,
+                   help="The logical layer's learning rate (default: --lr); choose it on dev.")
+    p.add_argument("--layer", default="centered", choices=["centered", "paper"])
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--max-length", type=int, default=128)
     p.add_argument("--model", default="all-MiniLM-L6-v2")
@@ -225,7 +281,7 @@ def main(argv=None) -> int:
         rows = read_results(results)
         done = {cell_key(r) for r in rows}
         todo = [(lg, s) for s in args.seeds for lg in ORDER if lg in args.logic
-                and (args.task, lg, s, args.train_size, args.epochs, float(args.lr)) not in done]
+                and (args.task, lg, s, *protocol(args)) not in done]
         for i, (logic, seed) in enumerate(todo if not args.report else []):
             print(f"[{i + 1}/{len(todo)}] {args.task} logic={logic} seed={seed}", file=sys.stderr, flush=True)
             row = run_cell(args, logic, seed, rows)

@@ -16,8 +16,8 @@ import logicparse
 from logicparse.errors import DataFormatError
 from logicparse.training import TrainConfig, read_conjnli, read_pararule, train
 from logicparse.training import compare as C
-from logicparse.training.labels import (annotate_missing, labels_for, paper_labels, shuffle_labels,
-                                        texts_of)
+from logicparse.training.labels import (annotate_missing, digest, labels_for, paper_labels,
+                                        shuffle_labels, texts_of)
 from logicparse.training.tasks import carve
 
 CONJ = FIX / "conjnli"
@@ -207,10 +207,11 @@ def table():
     return module
 
 
-def fake_row(logic, seed, predictions, args=("conjnli", 8, 1, 5e-5)):
+def fake_row(logic, seed, predictions, args=("conjnli", 8, 1, 5e-5), sha=None):
     task, size, epochs, lr = args
     return {"task": task, "logic": logic, "seed": seed, "train_size": size, "epochs": epochs,
-            "lr": lr, "dev_accuracy": 0.5, "test_accuracy": float(np.mean(
+            "lr": lr, "layer": "centered", "logic_lr": None, "test_annotation_sha": sha,
+            "best_epoch": 0, "dev_accuracy": 0.5, "test_accuracy": float(np.mean(
                 np.array(predictions) == [0, 2, 2, 0, 1, 2])),
             "steps": 2, "seconds": 1.0, "step_ratio": 1.0, "step_seconds": 0.1,
             "dev_curve": [0.5], "test_predictions": predictions}
@@ -221,15 +222,17 @@ def test_table_skips_finished_cells_and_reports_from_the_results(tmp_path, table
     results.write_text(json.dumps(fake_row("none", 0, [0, 0, 0, 0, 0, 0])) + "\n")
     ran = []
 
-    def run_cell(args, logic, seed, rows):
-        ran.append((logic, seed))
-        return fake_row(logic, seed, [0, 2, 2, 0, 1, 2])
-
-    monkeypatch.setattr(table, "run_cell", run_cell)
     texts = texts_of(read_conjnli(str(CONJ / "conj_dev.tsv")))
     annotate_missing(texts, tmp_path / "s", annotator=FlatAnnotator())
+    today = digest(labels_for(texts, str(tmp_path / "s"), str(CONJ / "x")), texts)
+
+    def run_cell(args, logic, seed, rows):
+        ran.append((logic, seed))
+        return fake_row(logic, seed, [0, 2, 2, 0, 1, 2], sha=today)
+
+    monkeypatch.setattr(table, "run_cell", run_cell)
     argv = ["--data", str(CONJ), "--seeds", "0", "--logic", "none", "default", "--train-size", "8",
-            "--epochs", "1", "--results", str(results), "--shards", str(tmp_path / "s")]
+            "--epochs", "1", "--lr", "5e-5", "--results", str(results), "--shards", str(tmp_path / "s")]
     assert table.main(argv) == 0
     assert ran == [("default", 0)]  # none/seed 0 was finished
     assert len(results.read_text().splitlines()) == 2

@@ -60,6 +60,22 @@ def seed_interval(differences: Sequence[float], level: float = 0.95) -> Optional
     return m - half, m + half
 
 
+def seeds_needed(differences: Sequence[float], half_width: float, level: float = 0.95,
+                 most: int = 1000) -> Optional[int]:
+    """How many seeds a t interval of the mean difference would need for a half-width of at most
+    ``half_width``, if the per-seed differences kept their sample standard deviation (None for
+    fewer than 2 differences, or more than ``most``)."""
+    from scipy import stats
+
+    if len(differences) < 2:
+        return None
+    sd = mean_std(differences)[1]
+    for n in range(2, most + 1):
+        if stats.t.ppf(0.5 + level / 2, n - 1) * sd / n ** 0.5 <= half_width:
+            return n
+    return None
+
+
 def group_accuracy(correct: np.ndarray, members: np.ndarray) -> Optional[tuple[float, float, int]]:
     """Accuracy over the examples in ``members`` (a boolean mask), mean ± std over runs, and the
     group's size; None for an empty group."""
