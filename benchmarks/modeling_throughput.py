@@ -38,7 +38,7 @@ def build(args, logic: bool):
     torch.manual_seed(0)
     model = transformers.AutoModelForMultipleChoice.from_pretrained(resolve_model_path(args.model))
     if logic:
-        logicalize(model, k=args.k)
+        logicalize(model, k=args.k, variant=args.layer)
     model.to(args.device).train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=args.device.startswith("cuda"))
     return model, opt
@@ -48,11 +48,12 @@ def make_batch(args, vocab: int):
     g = torch.Generator().manual_seed(1)
     shape = (args.batch, args.choices, args.seq)
     ids = torch.randint(1000, vocab, shape, generator=g)
-    # About a third of the tokens carry labels, up to K deep, as annotated dialogue text does.
+    # A share of the tokens (--labelled; a third by default, as annotated dialogue text has) carry
+    # labels, up to K deep. The centered layer's cost grows with that share.
     logic = torch.randint(1, 35, (*shape, args.k), generator=g)
     depth = torch.randint(0, args.k + 1, shape, generator=g)
     logic[torch.arange(args.k).expand(*shape, args.k) >= depth[..., None]] = 0
-    logic[torch.rand(shape, generator=g) > 0.33] = 0
+    logic[torch.rand(shape, generator=g) > args.labelled] = 0
     batch = {"input_ids": ids, "attention_mask": torch.ones_like(ids),
              "token_type_ids": torch.zeros_like(ids),
              "labels": torch.randint(0, args.choices, (args.batch,), generator=g)}
@@ -86,7 +87,7 @@ def child_peak(args, variant: str) -> float:
     """Peak RSS (MiB) of a fresh process that builds one variant and runs a few steps."""
     cmd = [sys.executable, __file__, "--child", variant, "--model", args.model, "--batch",
            str(args.batch), "--choices", str(args.choices), "--seq", str(args.seq), "--k",
-           str(args.k), "--device", args.device] + (["--threads", str(args.threads)] if args.threads else [])
+           str(args.k), "--device", args.device, "--layer", args.layer, "--labelled", str(args.labelled)] + (["--threads", str(args.threads)] if args.threads else [])
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return float(out.strip().splitlines()[-1])
 
@@ -99,6 +100,8 @@ def main() -> None:
     p.add_argument("--choices", type=int, default=3)
     p.add_argument("--seq", type=int, default=None, help="subwords (default: 512 GPU, 128 CPU)")
     p.add_argument("--k", type=int, default=3)
+    p.add_argument("--layer", default="centered", choices=["centered", "paper"])
+    p.add_argument("--labelled", type=float, default=0.33, help="share of tokens with labels")
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--repeats", type=int, default=None, help="timed steps per variant")
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
@@ -155,7 +158,8 @@ def main() -> None:
     med = {n: statistics.median(v) for n, v in times.items()}
     ratio = med["logical"] / med["baseline"]
     device_name = torch.cuda.get_device_name() if gpu else f"cpu ({torch.get_num_threads()} threads)"
-    print(f"model {args.model}  device {device_name}  batch {args.batch}x{args.choices}x{args.seq}  K={args.k}")
+    print(f"model {args.model}  device {device_name}  batch {args.batch}x{args.choices}x{args.seq}  K={args.k}"
+          f"  {args.layer} layer, {args.labelled:.0%} of tokens labelled")
     print(f"{'variant':<10}{'step ms (median)':>18}{'min ms':>10}{'peak MiB':>12}{'params':>14}")
     for n in ("baseline", "logical"):
         print(f"{n:<10}{1000 * med[n]:>18.1f}{1000 * min(times[n]):>10.1f}{peak[n]:>12.0f}{params[n]:>14,}")
@@ -164,7 +168,7 @@ def main() -> None:
           "   target on GPU: <= 1.05")
     print(json.dumps({
         "device": device_name, "model": args.model, "batch": [args.batch, args.choices, args.seq],
-        "k": args.k, "repeats": args.repeats, "bf16": gpu,
+        "k": args.k, "layer": args.layer, "labelled": args.labelled, "repeats": args.repeats, "bf16": gpu,
         "baseline_step_ms": round(1000 * med["baseline"], 2),
         "logical_step_ms": round(1000 * med["logical"], 2), "ratio": round(ratio, 4), "ratio_of_min": round(min_ratio, 4),
         "baseline_peak_mib": round(peak["baseline"], 1), "logical_peak_mib": round(peak["logical"], 1),
