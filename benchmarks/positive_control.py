@@ -2,6 +2,7 @@
 
     python benchmarks/positive_control.py                      # all-MiniLM-L6-v2, 3 layers
     python benchmarks/positive_control.py --layers centered paper none --steps 150 --lr 1e-4
+    python benchmarks/positive_control.py --shares              # the share table, at init only
 
 The task (logicparse.training.control): sentences of common words, drawn alike for both classes;
 one random span carries conditional:alpha (class 0) or causal:alpha (class 1) at its shallowest
@@ -47,6 +48,32 @@ def run(layer: str, args) -> dict:
     return out
 
 
+def shares(args) -> None:
+    """The label-dependent share at initialisation, by where the labels sit, for both layers: 8
+    sequences of 20 random word pieces, tokens 3-5 labelled."""
+    import torch
+    import transformers
+
+    from logicparse.modeling import bundled_model_path, logical_embedding, logicalize
+
+    path = args.model or bundled_model_path()
+    ids = torch.randint(1000, 20000, (8, 20), generator=torch.Generator().manual_seed(args.seed))
+    cases = {"one label, shallowest layer": [5, 0, 0], "one label, deepest": [0, 0, 5],
+             "three labels": [5, 7, 9]}
+    print("| layer | " + " | ".join(cases) + " | a token without labels moves by |")
+    print("|---|" + "---|" * (len(cases) + 1))
+    for layer in ("paper", "centered"):
+        model = transformers.AutoModel.from_pretrained(path)
+        emb = logical_embedding(logicalize(model, variant=layer, seed=args.seed))
+        cells = []
+        for labels in cases.values():
+            logic = torch.zeros(8, 20, 3, dtype=torch.long)
+            logic[:, 3:6] = torch.tensor(labels)
+            share = emb.label_share(ids, logic)
+            cells.append(f"{share['labelled']:.1%}")
+        print(f"| {layer} | " + " | ".join(cells) + f" | {share['all_e']:.1%} |")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default=None, help="A local Hugging Face folder (default: the bundled all-MiniLM-L6-v2).")
@@ -60,8 +87,14 @@ def main(argv=None) -> int:
     p.add_argument("--eval-every", type=int, default=25)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--shares", action="store_true",
+                   help="Only print the label-dependent share at initialisation, by layer.")
     args = p.parse_args(argv)
     import torch
+
+    if args.shares:
+        shares(args)
+        return 0
 
     if args.threads:
         torch.set_num_threads(args.threads)
