@@ -119,23 +119,43 @@ def _threads() -> int:
     return torch.get_num_threads()
 
 
-def test_groups(args) -> tuple[list[int], dict[str, np.ndarray], str]:
-    """Gold labels of the test examples, a mask per relation group (from today's default labels)
-    and the fingerprint of those labels, which every logical run must share."""
+def test_groups(args) -> tuple[list[int], dict[str, np.ndarray]]:
+    """Gold labels of the test examples and a mask per relation group (from today's default
+    labels, the labels the runs' fingerprints are checked against)."""
     from logicparse.training import get_task
-    from logicparse.training.labels import digest, labels_for, texts_of
+    from logicparse.training.labels import labels_for, texts_of
     from logicparse.training.tasks import split_files
 
     task = get_task(args.task)
     files = split_files(task, args.data, {})
     test = task.read(files["test"])
-    texts = texts_of(test)
-    labels = labels_for(texts, args.shards, files["train"], source="default",
+    labels = labels_for(texts_of(test), args.shards, files["train"], source="default",
                         workers=args.annotate_workers)
     present = [{r.relation for t in ex.texts() for r in labels[t].relations} for ex in test]
     masks = {g: np.array([bool(p & rels) for p in present]) for g, rels in GROUPS.items()}
     masks["none of these"] = ~np.any(np.stack(list(masks.values())), axis=0)
-    return [ex.label for ex in test], masks, digest(labels, texts)
+    return [ex.label for ex in test], masks
+
+
+_DIGESTS: dict = {}
+
+
+def todays_digest(args, row: dict) -> str:
+    """The fingerprint of the labels a run of ``row``'s source and seed would be fed today (the
+    texts it reads, from today's annotation); ``shuffled`` depends on the seed, the others not."""
+    from logicparse.training import TrainConfig
+    from logicparse.training.labels import digest, labels_for, texts_of
+    from logicparse.training.train import read_splits
+
+    key = (row["logic"], row["seed"] if row["logic"] == "shuffled" else None)
+    if key not in _DIGESTS:
+        cfg = TrainConfig(task=args.task, data=args.data, logic=row["logic"], seed=row["seed"],
+                          train_size=args.train_size, dev_size=args.dev_size)
+        _, files, splits = read_splits(cfg)
+        texts = texts_of(ex for exs in splits.values() for ex in exs)
+        _DIGESTS[key] = digest(labels_for(texts, args.shards, files["train"], source=row["logic"],
+                                          seed=row["seed"], workers=args.annotate_workers), texts)
+    return _DIGESTS[key]
 
 
 def _interval(diffs: list[float]) -> str:
@@ -158,12 +178,12 @@ def report(args, rows: list[dict]) -> dict:
           f"test = {len(rows[0]['test_predictions']) if rows else 0} pairs")
     if not rows:
         return out
-    gold, masks, today = test_groups(args)
-    stale = [r for r in rows if r["logic"] != "none" and r.get("test_annotation_sha") != today]
+    gold, masks = test_groups(args)
+    stale = [r for r in rows if r["logic"] != "none" and r.get("labels_sha") != todays_digest(args, r)]
     if stale:
-        print(f"\nleft out: {len(stale)} runs made with other labels than today's annotation "
-              f"({today}): " + ", ".join(f"{r['logic']}/seed {r['seed']}" for r in stale))
-        out["stale"] = [[r["logic"], r["seed"], r.get("test_annotation_sha")] for r in stale]
+        print(f"\nleft out: {len(stale)} runs fed other labels than today's annotation gives "
+              f"their source: " + ", ".join(f"{r['logic']}/seed {r['seed']}" for r in stale))
+        out["stale"] = [[r["logic"], r["seed"], r.get("labels_sha")] for r in stale]
         rows = [r for r in rows if r not in stale]
     by = {s: sorted((r for r in rows if r["logic"] == s), key=lambda r: r["seed"]) for s in ORDER}
     by = {s: rs for s, rs in by.items() if rs}

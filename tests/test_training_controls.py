@@ -138,18 +138,21 @@ def test_seeds_needed_for_a_half_width_on_a_known_answer():
     assert C.seeds_needed([0.01], 0.01) is None and C.seeds_needed([0.0, 0.0], 0.01) == 2
 
 
-def test_the_table_leaves_out_runs_made_with_other_labels(tmp_path, table, shards, capsys):
+def test_the_table_leaves_out_runs_fed_other_labels_than_today(tmp_path, table, shards, capsys):
+    from logicparse.training.train import read_splits
+
     results = tmp_path / "r.jsonl"
-    texts = texts_of(read_conjnli(str(CONJ / "conj_dev.tsv")))
+    _, _, splits = read_splits(TrainConfig(task="conjnli", data=str(CONJ), train_size=8, dev_size=2))
+    texts = texts_of(ex for exs in splits.values() for ex in exs)
     today = digest(labels_for(texts, str(shards), "x", annotate=False), texts)
     rows = [fake_row("none", 0, [0] * 6), fake_row("default", 0, [0, 2, 2, 0, 1, 2], sha=today),
-            fake_row("shuffled", 0, [0, 2, 2, 0, 1, 2], sha="0123456789abcdef")]
+            fake_row("shuffled", 0, [0, 2, 2, 0, 1, 2], sha=today)]
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    argv = ["--data", str(CONJ), "--train-size", "8", "--epochs", "1", "--lr", "5e-5",
+    argv = ["--data", str(CONJ), "--train-size", "8", "--dev-size", "2", "--epochs", "1", "--lr", "5e-5",
             "--results", str(results), "--shards", str(shards), "--report"]
     assert table.main(argv) == 0
     out = capsys.readouterr().out
-    assert "left out: 1 runs made with other labels" in out and "shuffled/seed 0" in out
+    assert "left out: 1 runs fed other labels" in out and "shuffled/seed 0" in out
     summary = json.loads(out.strip().splitlines()[-1])
     assert set(summary["sources"]) == {"none", "default"}
-    assert summary["stale"] == [["shuffled", 0, "0123456789abcdef"]]
+    assert summary["stale"] == [["shuffled", 0, today]]

@@ -208,9 +208,10 @@ def table():
 
 
 def fake_row(logic, seed, predictions, args=("conjnli", 8, 1, 5e-5), sha=None):
+    """A finished run; ``sha`` is the fingerprint of the labels it was fed."""
     task, size, epochs, lr = args
     return {"task": task, "logic": logic, "seed": seed, "train_size": size, "epochs": epochs,
-            "lr": lr, "layer": "centered", "logic_lr": None, "test_annotation_sha": sha,
+            "lr": lr, "layer": "centered", "logic_lr": None, "labels_sha": sha,
             "best_epoch": 0, "dev_accuracy": 0.5, "test_accuracy": float(np.mean(
                 np.array(predictions) == [0, 2, 2, 0, 1, 2])),
             "steps": 2, "seconds": 1.0, "step_ratio": 1.0, "step_seconds": 0.1,
@@ -222,7 +223,10 @@ def test_table_skips_finished_cells_and_reports_from_the_results(tmp_path, table
     results.write_text(json.dumps(fake_row("none", 0, [0, 0, 0, 0, 0, 0])) + "\n")
     ran = []
 
-    texts = texts_of(read_conjnli(str(CONJ / "conj_dev.tsv")))
+    from logicparse.training.train import read_splits
+
+    _, _, splits = read_splits(TrainConfig(task="conjnli", data=str(CONJ), train_size=8, dev_size=2))
+    texts = texts_of(ex for exs in splits.values() for ex in exs)
     annotate_missing(texts, tmp_path / "s", annotator=FlatAnnotator())
     today = digest(labels_for(texts, str(tmp_path / "s"), str(CONJ / "x")), texts)
 
@@ -232,7 +236,7 @@ def test_table_skips_finished_cells_and_reports_from_the_results(tmp_path, table
 
     monkeypatch.setattr(table, "run_cell", run_cell)
     argv = ["--data", str(CONJ), "--seeds", "0", "--logic", "none", "default", "--train-size", "8",
-            "--epochs", "1", "--lr", "5e-5", "--results", str(results), "--shards", str(tmp_path / "s")]
+            "--dev-size", "2", "--epochs", "1", "--lr", "5e-5", "--results", str(results), "--shards", str(tmp_path / "s")]
     assert table.main(argv) == 0
     assert ran == [("default", 0)]  # none/seed 0 was finished
     assert len(results.read_text().splitlines()) == 2

@@ -103,6 +103,22 @@ def resolve_model_path(name: str) -> str:
     return name
 
 
+def read_splits(cfg: TrainConfig) -> tuple:
+    """(task, split files, split -> examples) as a run reads them: the dev carve and the training
+    subset are seeded by ``split_seed`` alone, so every run of a table reads the same examples."""
+    task = T.get_task(cfg.task)
+    files = T.split_files(task, cfg.data, {"train": cfg.train_file, "dev": cfg.dev_file,
+                                           "test": cfg.test_file})
+    splits = {s: task.read(p) for s, p in files.items() if p}
+    dev_size = task.carve_dev if cfg.dev_size is None and "dev" not in splits else cfg.dev_size
+    if dev_size or cfg.train_size:  # one seeded order for the carve and the subset
+        splits["train"], carved = T.carve(splits["train"], dev_size or 0, cfg.train_size,
+                                          cfg.split_seed)
+        if dev_size:
+            splits["dev"] = carved
+    return task, files, {s: exs[:cfg.limit] for s, exs in splits.items()}
+
+
 def train(cfg: TrainConfig, annotator=None) -> dict:
     """Run the whole job; returns the final metrics (also the last line of metrics.jsonl)."""
     import transformers
@@ -129,17 +145,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
                            for k, v in record.items()), file=sys.stderr, flush=True)
 
     # ---- data and labels: everything is checked before the model is even loaded ---------------
-    task = T.get_task(cfg.task)
-    files = T.split_files(task, cfg.data, {"train": cfg.train_file, "dev": cfg.dev_file,
-                                           "test": cfg.test_file})
-    splits = {s: task.read(p) for s, p in files.items() if p}
-    dev_size = task.carve_dev if cfg.dev_size is None and "dev" not in splits else cfg.dev_size
-    if dev_size or cfg.train_size:  # one seeded order for the carve and the subset
-        splits["train"], carved = T.carve(splits["train"], dev_size or 0, cfg.train_size,
-                                          cfg.split_seed)
-        if dev_size:
-            splits["dev"] = carved
-    splits = {s: exs[:cfg.limit] for s, exs in splits.items()}
+    task, files, splits = read_splits(cfg)
     logical = cfg.logic != "none"
     labels, fingerprints = None, {}
     if logical:
