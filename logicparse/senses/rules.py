@@ -320,6 +320,10 @@ def _otherwise(s: Site):
     return UNDECIDED
 
 
+def _whereas(s: Site):
+    return None if s.next == "," else UNDECIDED  # "WHEREAS , it is necessary": a preamble's "given that"
+
+
 def _no(s: Site):
     return None if s.next == "matter" else UNDECIDED  # "no matter": regardless
 
@@ -373,6 +377,7 @@ RULES: dict[str, Callable[[Site], object]] = {
     "no": _no, "after": _after, "just as": _just_as, "just like": _just_like, "in": _in,
     "but": clauses.but, "at the same time": _same_time, "as well as": _as_well_as,
     "thereby": _thereby, "not": _not, "otherwise": _otherwise,
+    "whereas": _whereas,
 }
 
 
