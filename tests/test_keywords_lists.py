@@ -85,7 +85,8 @@ def rule(tree, keyword, nth=0):
     t = read_tree(tree)
     words = [w.lower() for w in t.leaves]
     start = [i for i, w in enumerate(words) if w == keyword][nth]
-    return decide(keyword, t, start, start + 1)
+    phrase = {"such": "such as", "due": "due to"}.get(keyword, keyword)
+    return decide(phrase, t, start, start + len(phrase.split()))
 
 
 @pytest.mark.parametrize("tree,keyword,expected", [
@@ -105,6 +106,19 @@ def rule(tree, keyword, nth=0):
      "otherwise", None),
     ("(S (S (VP (VB Hurry))) (, ,) (ADVP (RB otherwise)) (S (NP (PRP we)) (VP (MD will) (VP (VB be)"
      " (ADJP (JJ late))))) (. .))", "otherwise", UNDECIDED),
+    # ... inside its clause (would otherwise be lost, to do otherwise, or otherwise dealt with): none
+    ("(S (NP (NNS Jobs)) (VP (MD would) (ADVP (RB otherwise)) (VP (VB be) (VP (VBN lost)))) (. .))",
+     "otherwise", None),
+    ("(S (S (VP (TO To) (VP (VB do) (ADVP (RB otherwise))))) (VP (MD would) (VP (VB fail))) (. .))",
+     "otherwise", None),
+    ("(S (NP (PRP We)) (VP (VBD arrested) (CC or) (ADVP (RB otherwise)) (VBD dealt) (PP (IN with) (NP (PRP them)))))",
+     "otherwise", None),
+    ("(S (ADVP (RB Otherwise)) (, ,) (NP (PRP we)) (VP (MD will) (VP (VB lose))) (. .))", "otherwise", UNDECIDED),
+    # such as before a verb: the relative of such … as; due to before a verb: expected to
+    ("(S (NP (NNS Laws)) (PP (JJ such) (IN as) (S (VP (MD may) (VP (VB be) (VP (VBN needed)))))))", "such", None),
+    ("(S (NP (NNS Fruits)) (PP (JJ such) (IN as) (NP (NNS apples))) (VP (VBP grow)))", "such", UNDECIDED),
+    ("(S (NP (DT The) (NN law)) (VP (VBZ is) (ADJP (JJ due) (S (VP (TO to) (VP (VB expire)))))))", "due", None),
+    ("(S (NP (DT The) (NN delay)) (VP (VBZ is) (ADJP (JJ due) (PP (TO to) (NP (NN rain))))))", "due", UNDECIDED),
     # whereas opening a preamble's clause ("WHEREAS , it is necessary …"): none
     ("(S (SBAR (IN WHEREAS) (, ,) (S (NP (PRP it)) (VP (VBZ is) (ADJP (JJ necessary))))) (. .))", "whereas", None),
     ("(S (NP (NNS Prices)) (VP (VBD rose) (SBAR (IN whereas) (S (NP (NNS wages)) (VP (VBD fell))))) (. .))",

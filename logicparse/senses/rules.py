@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..trees import ParseTree
-from . import clauses
+from . import clauses, listed
 from .site import _AUX, _PUNCT_TAGS, _TIME_WORDS, _YEAR, CONNECTIVE, UNDECIDED, Site, base
 from .wordlists import (
     _QUESTION_TAKERS, _TIME_NOUNS, _BE, _NEG, _SAY_KNOW, _COMMENT_VERBS, _WH, _TIME_ADVERBS,
@@ -305,25 +305,6 @@ def _that_pronoun(s: Site):
     return UNDECIDED
 
 
-def _not(s: Site):
-    # "not only X but also Y", "not just X but Y": it adds, negating nothing
-    return None if clauses.not_only(s.words, s.start, s.end) else UNDECIDED
-
-
-def _otherwise(s: Site):
-    if s.tag(s.end) in ("VBN", "JJ") or ((s.prev == "or" or s.tag(s.start - 1).startswith("VB"))
-                                          and (not s.next or s.tag(s.end) in _PUNCT_TAGS)):
-        # an adverb: "unless otherwise stated", "otherwise healthy", "legal or otherwise",
-        # "unless your doctor says otherwise" (= differently); the clause's own keyword, if any,
-        # carries the relation
-        return None
-    return UNDECIDED
-
-
-def _whereas(s: Site):
-    return None if s.next == "," else UNDECIDED  # "WHEREAS , it is necessary": a preamble's "given that"
-
-
 def _no(s: Site):
     return None if s.next == "matter" else UNDECIDED  # "no matter": regardless
 
@@ -376,8 +357,7 @@ RULES: dict[str, Callable[[Site], object]] = {
     "while": _while, "yet": _yet, "so that": _that_pronoun, "now that": _that_pronoun,
     "no": _no, "after": _after, "just as": _just_as, "just like": _just_like, "in": _in,
     "but": clauses.but, "at the same time": _same_time, "as well as": _as_well_as,
-    "thereby": _thereby, "not": _not, "otherwise": _otherwise,
-    "whereas": _whereas,
+    "thereby": _thereby, **listed.RULES,
 }
 
 
