@@ -62,7 +62,7 @@ def event(s: Site, clause: int) -> bool:
 
 def clause_relation(keyword: str, s: Site, clause: int):
     """The relation of ``as``/``since``/``while`` heading ``clause`` when the clause's verb says
-    it (a stative clause gives a reason or a concession); otherwise undecided (the classifier
+    it (a stative clause gives a reason, or for ``while`` a contrast); otherwise undecided (the classifier
     picks among the connective's relations)."""
     if keyword == "while":
         # No time: "while you may not succeed", "while it is not cold", "while you are unlikely
