@@ -36,6 +36,8 @@ def relations(annotator, text):
     # without the apostrophe spaCy splits "cant" into "ca" + "nt"
     ("I cant go and it wont work.", [("nt", "negation"), ("and", "conjunction"), ("nt", "negation")]),
     ("Prices rose whereas wages fell.", [("whereas", "comparative")]),
+    ("Nobody came; neither the mayor nor the council replied.",
+     [("Nobody", "negation"), ("neither", "negation"), ("nor", "negation")]),
 ])
 def test_quoted_sentence(annotator, text, expected):
     assert relations(annotator, text) == expected
