@@ -105,13 +105,15 @@ def _adverbial_clause(tree: ParseTree, node: int) -> bool:
 def _conjunct_before(tree: ParseTree, kids: list[int], node: int, is_adjunct: bool) -> bool:
     """Whether ``node`` is a conjunct that another follows among ``kids``: a coordinator comes
     next (commas aside), or, for a VP or clause, one of the same label (``X , then Y``). The
-    adjunct itself counts only below a clause: under a clause it modifies what the coordinator
-    joins (``When X , Y and Z``)."""
+    adjunct itself, directly under a clause, counts only after words of that clause: opening it,
+    it modifies what the coordinator joins (``When X , Y and Z``)."""
     label = base_label(tree.labels[node])
     if label not in CLAUSES | {"VP", "SBAR", "PP"}:
         return False
     if is_adjunct and base_label(tree.labels[tree.parents[node]]) in CLAUSES:
-        return False
+        if not any(tree.ends[c] <= tree.starts[node] and base_label(tree.labels[c]) not in SEPARATORS
+                   for c in kids):
+            return False
     for c in kids:
         if tree.starts[c] < tree.ends[node]:
             continue
