@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import AbstractSet, NamedTuple, Optional
 
-from .constituents import CLAUSES, SEPARATORS, Ranges, base_label, children, spans_minus
+from .constituents import (CLAUSES, SEPARATORS, Ranges, base_label, children, is_word, shift,
+                           spans_minus)
 from .trees import ParseTree
 
 # Words that open a complement clause as often as an adverbial one (``said that``, ``ask if``,
@@ -34,13 +35,13 @@ def adjunct_alpha(tree: ParseTree, pa: int, offset: int, active: AbstractSet[str
     inside ``pa``): the clause it attaches to, subject included, minus the adjunct."""
     own = unit or (tree.starts[pa], tree.ends[pa])
     climb = climb_to_clause(tree, pa, active, unit)
-    alpha = spans_minus((climb.start, climb.end), [own] + climb.holes, offset)
-    if not alpha and climb.conjuncts:
+    alpha = spans_minus((climb.start, climb.end), [own] + climb.holes, 0)
+    if climb.conjuncts and not any(is_word(tree.leaves[t]) for a, b in alpha for t in range(a, b)):
         # Nothing but the adjunct before the coordinator (``When he will , and whom he will``):
         # the later conjunct is all there is to attach to.
         rest = [h for h in climb.holes if h not in climb.conjuncts]
-        alpha = spans_minus((climb.start, climb.end), [own] + rest, offset)
-    return alpha
+        alpha = spans_minus((climb.start, climb.end), [own] + rest, 0)
+    return shift(alpha, offset)
 
 
 def climb_to_clause(tree: ParseTree, pa: int, active: AbstractSet[str],
