@@ -5,7 +5,8 @@ leaves it short wherever the keyword's constituent attaches below the clause: fo
 because it is easy`` α is the VP without its subject. The rules below keep the paper's definitions
 (α the other argument, β the keyword's own; unary relations keep Algorithm 1's one span) and pick
 the constituents the way discourse treebanks (PDTB, GDTB) draw arguments. Each rule has a name in
-``RULES``; docs/mapping.md gives the GDTB figures with and without each.
+``RULES``; docs/mapping.md gives the GDTB figures with and without each. Where an adjunct's α
+stops (the climb to its clause, and what is left out of it) is in adjuncts.py.
 
 Function tags (``SBAR-ADV``, ``NP-SBJ``) are ignored, so gold treebank trees and parser trees are
 read alike.
