@@ -106,7 +106,7 @@ encoder_queries[0] = 0
 t_on, docs_on = run(with_senses)
 
 ambiguous = sum(1 for d in docs_off for r in d.relations
-                if logicparse.taxonomy.keywords()[r.keyword.lower()].ambiguous)
+                if logicparse.taxonomy.keywords(True)[r.keyword.lower()].ambiguous)
 classified = sum(1 for d in docs_on for r in d.relations if r.sense_source == "classifier")
 sources = collections.Counter(r.sense_source for d in docs_on for r in d.relations)
 dropped = sum(len(d.relations) for d in docs_off) - sum(len(d.relations) for d in docs_on)

@@ -111,6 +111,12 @@ def _decide(matches: Sequence[tuple[Sentence, Match]], senses: Optional[SenseMod
     return decisions
 
 
+def extends_lists(senses, mapping: str) -> bool:
+    """Whether the keyword lists' extensions (``never``, ``whereas``, …) are matched: by the
+    default annotator only; ``senses=None`` or ``mapping="paper"`` keep the paper's lists."""
+    return senses is not None and mapping == "default"
+
+
 def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
                     senses: Optional[SenseModel] = None, mapping: str = DEFAULT_MAPPING
                     ) -> list[Document]:
@@ -118,10 +124,11 @@ def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
     batch, so that ``pipe`` encodes many keywords per encoder call. ``mapping``: "default" or
     "paper" (Algorithm 1 exactly; mapping.py)."""
     found: list[tuple[int, int, int, Sentence, Match]] = []  # (item, sentence, offset, ...)
+    extended = extends_lists(senses, mapping)
     for d, (_, _, sentences) in enumerate(items):
         offset = 0
         for s, sent in enumerate(sentences):
-            for m in find_keywords(sent.tokens):
+            for m in find_keywords(sent.tokens, extended):
                 found.append((d, s, offset, sent, m))
             offset += len(sent.tokens)
     decisions = _decide([(f[3], f[4]) for f in found], senses)

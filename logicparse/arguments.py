@@ -5,7 +5,8 @@ leaves it short wherever the keyword's constituent attaches below the clause: fo
 because it is easy`` α is the VP without its subject. The rules below keep the paper's definitions
 (α the other argument, β the keyword's own; unary relations keep Algorithm 1's one span) and pick
 the constituents the way discourse treebanks (PDTB, GDTB) draw arguments. Each rule has a name in
-``RULES``; docs/mapping.md gives the GDTB figures with and without each.
+``RULES``; docs/mapping.md gives the GDTB figures with and without each. Where an adjunct's α
+stops (the climb to its clause, and what is left out of it) is in adjuncts.py.
 
 Function tags (``SBAR-ADV``, ``NP-SBJ``) are ignored, so gold treebank trees and parser trees are
 read alike.
@@ -13,13 +14,15 @@ read alike.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Optional
 
+from .adjuncts import adjunct_alpha, climb_to_clause, predicate_after, subordinator_start
+from .constituents import (CLAUSES, HEADED, SEPARATORS, Ranges, base_label, children, clause_above,
+                           clause_at, conjuncts, is_word, shift, spans_minus)
 from .taxonomy import INTRINSIC
 from .trees import ParseTree
 
-Ranges = list[list[int]]
+__all__ = ["ACTIVE", "RULES", "Ranges", "base_label", "map_default", "spans_minus"]
 
 #: The rules of the default mapping, in the order docs/mapping.md documents them.
 RULES = (
@@ -46,94 +49,14 @@ RULES = (
     "conjunct_coordinator",  # an adjunct's α in a coordinated clause opens with its coordinator
     "subjectless_clause",  # an adjunct's α climbs past an infinitive with no subject (``to dance``)
     "punct_edges",  # α and β do not start or end with punctuation
+    "conjunct_end",  # an adjunct's α stops before a conjunct coordinated after its own
+    "adjunct_sisters",  # ... and leaves out an adverbial clause after it (``…, unless …``)
+    "predicate_coordination",  # a VP coordinated after a non-VP: α = its clause up to the coordinator
+    "headed_phrase",  # a subordinator heading an ADVP/ADJP with a clause (``though preliminary``)
+    "opening_adjunct",  # an adverbial with no previous sentence: α = the sentence's opening adjunct
 )
 #: Rules in force; the ablation benchmark switches them off one at a time.
 ACTIVE = set(RULES)
-
-# Labels of clause nodes: where an argument stops climbing.
-_CLAUSES = frozenset({"S", "SINV", "SQ", "SBARQ"})
-# Parents that the keyword heads: subordinate clauses and prepositional adjuncts.
-_HEADED = frozenset({"SBAR", "PP", "WHPP"})
-# Children that separate conjuncts rather than being one.
-_SEPARATORS = frozenset({"CC", "CONJP", ",", ":", ".", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP"})
-
-
-@lru_cache(maxsize=4096)
-def base_label(label: str) -> str:
-    """``SBAR-ADV`` -> ``SBAR``, ``NP=2`` -> ``NP``; ``-NONE-``/``-LRB-`` stay as they are."""
-    if not label or label[0] == "-":
-        return label
-    for sep in "-=":
-        i = label.find(sep)
-        if i > 0:
-            label = label[:i]
-    return label
-
-
-def _is_word(token: str) -> bool:
-    return any(ch.isalnum() for ch in token)
-
-
-def _children(tree: ParseTree, node: int) -> list[int]:
-    end, parents, starts = tree.ends[node], tree.parents, tree.starts
-    out = []
-    x = node + 1
-    while x < len(parents) and starts[x] < end:
-        if parents[x] == node:
-            out.append(x)
-        x += 1
-    return out
-
-
-def spans_minus(outer: tuple[int, int], holes: list[tuple[int, int]], offset: int) -> Ranges:
-    """Token span ``outer`` minus the ``holes`` (spans inside it), shifted by ``offset``: set
-    difference can leave pieces on both sides of a hole."""
-    out, pos = [], outer[0]
-    for a, b in sorted(holes):
-        if a > pos:
-            out.append([pos + offset, a + offset])
-        pos = max(pos, b)
-    if outer[1] > pos:
-        out.append([pos + offset, outer[1] + offset])
-    return out
-
-
-def _shift(ranges: Ranges, offset: int) -> Ranges:
-    return [[a + offset, b + offset] for a, b in ranges]
-
-
-def _clause_above(tree: ParseTree, node: int) -> int:
-    """The nearest clause node strictly above ``node``, else the root."""
-    labels, parents = tree.labels, tree.parents
-    node = parents[node]
-    while node > 0 and base_label(labels[node]) not in _CLAUSES:
-        node = parents[node]
-    return max(node, 0)
-
-
-def _clause_at(tree: ParseTree, node: int) -> int:
-    """``node`` itself when it is a clause, else the nearest clause above it (or the root)."""
-    return node if base_label(tree.labels[node]) in _CLAUSES else _clause_above(tree, node)
-
-
-def _conjuncts(tree: ParseTree, parent: int, start: int, end: int
-               ) -> tuple[Optional[int], Optional[tuple[int, int]]]:
-    """Around the keyword tokens [start, end) among ``parent``'s children: the nearest conjunct
-    before them (a node, or None), and the span of the conjuncts after them up to the next
-    separating coordinator (None if there is none after)."""
-    before, after_start, after_end = None, None, None
-    for c in _children(tree, parent):
-        label = base_label(tree.labels[c])
-        if tree.ends[c] <= start:
-            if label not in _SEPARATORS:
-                before = c
-        elif tree.starts[c] >= end:
-            if label in ("CC", "CONJP") and after_start is not None:
-                break
-            if label not in _SEPARATORS:
-                after_start = tree.starts[c] if after_start is None else after_start
-                after_end = tree.ends[c]
-    return before, (after_start, after_end) if after_start is not None else None
 
 
 def _subject_clause_start(tree: ParseTree, vp: int) -> Optional[int]:
@@ -144,9 +67,9 @@ def _subject_clause_start(tree: ParseTree, vp: int) -> Optional[int]:
     while parents[top] >= 0 and base_label(labels[parents[top]]) == "VP":
         top = parents[top]
     clause = parents[top]
-    if clause < 0 or base_label(labels[clause]) not in _CLAUSES:
+    if clause < 0 or base_label(labels[clause]) not in CLAUSES:
         return None
-    for c in _children(tree, clause):
+    for c in children(tree, clause):
         if tree.ends[c] > tree.starts[top]:
             return None
         if base_label(labels[c]) == "NP":
@@ -159,53 +82,38 @@ def _coordinator(tree: ParseTree, pa: int, start: int, end: int, offset: int,
     pa_span = (tree.starts[pa], tree.ends[pa])
     beta = [[end, pa_span[1]]] if pa_span[1] > end else []
     alpha = [[pa_span[0], start]] if start > pa_span[0] else []
-    if "empty_alpha" in ACTIVE and not any(_is_word(w) for w in tree.leaves[pa_span[0]:start]):
+    if "empty_alpha" in ACTIVE and not any(is_word(w) for w in tree.leaves[pa_span[0]:start]):
         # Only punctuation before the coordinator in its parent (``( or min )``, ``“ But``): no
         # first conjunct there. After words, the phrase is attached like an adjunct (``English
         # [as well as French]``); at the sentence's start, α is the previous sentence.
-        if any(_is_word(w) for w in tree.leaves[:pa_span[0]]):
-            return _adjunct_alpha(tree, pa, offset), _shift(beta, offset)
+        if any(is_word(w) for w in tree.leaves[:pa_span[0]]):
+            return adjunct_alpha(tree, pa, offset, ACTIVE), shift(beta, offset)
         alpha = []
     if not alpha and "initial_coordinator" in ACTIVE:
-        if "initial_rest_beta" in ACTIVE and not any(_is_word(w) for w in tree.leaves[:start]):
+        if "initial_rest_beta" in ACTIVE and not any(is_word(w) for w in tree.leaves[:start]):
             beta = [[end, tree.ends[0]]]  # pa(n) reaches past the keyword, so the sentence does
-        return prev, _shift(beta, offset)
+        return prev, shift(beta, offset)
     if ("interjection_opening" in ACTIVE and _interjections_only(tree, pa, start)
-            and not any(_is_word(w) for w in tree.leaves[:pa_span[0]])):
+            and not any(is_word(w) for w in tree.leaves[:pa_span[0]])):
         # ``Um , but …``: an interjection does not make a first conjunct; it opens β.
         return prev, spans_minus((0, tree.ends[0]), [(start, end)], offset)
-    _, after = _conjuncts(tree, pa, start, end)
+    first, after = conjuncts(tree, pa, start, end)
     if after is not None and "next_conjunct_beta" in ACTIVE:
         beta = [[end, after[1]]]
+    if ("predicate_coordination" in ACTIVE and first is not None
+            and predicate_after(tree, pa, first, end)):
+        # ``Stir the sauce [until it thickens , but do not let it boil]``: the VP is coordinated
+        # with the predicate the phrase belongs to, so α is that clause up to the coordinator.
+        a0 = climb_to_clause(tree, pa, ACTIVE).start
+        if a0 < tree.starts[first]:
+            return [[a0 + offset, start + offset]], shift(beta, offset)
     if "vp_subject" in ACTIVE and alpha and base_label(tree.labels[pa]) == "VP":
         subject = _subject_clause_start(tree, pa)
         if subject is not None:  # a subject precedes its VP, so it starts before α
             alpha = [[subject, start]]
     if "complementizer_alpha" in ACTIVE and alpha:
-        alpha[0][0] = _subordinator_start(tree, pa, alpha[0][0])
-    return _shift(alpha, offset), _shift(beta, offset)
-
-
-def _subordinator_start(tree: ParseTree, pa: int, a0: int) -> int:
-    """``that [X and Y]``: where α starts when the clause it starts with has a subordinator
-    or relative pronoun of its own (the SBAR's words before the clause), which introduces the
-    first conjunct too; else ``a0``."""
-    starts, parents = tree.starts, tree.parents
-    x = pa
-    while parents[x] >= 0 and starts[x] > a0:
-        x = parents[x]
-    while parents[x] >= 0 and starts[parents[x]] == a0:
-        x = parents[x]
-    if starts[x] != a0 or base_label(tree.labels[x]) not in _CLAUSES or parents[x] < 0:
-        return a0
-    up = parents[x]
-    if base_label(tree.labels[up]) == "SBAR" and starts[up] < a0:
-        return starts[up]
-    if a0 > 0:
-        before = tree.leaf_parents[a0 - 1]
-        if parents[before] == up and base_label(tree.labels[before]) == "IN":
-            return a0 - 1
-    return a0
+        alpha[0][0] = subordinator_start(tree, pa, alpha[0][0])
+    return shift(alpha, offset), shift(beta, offset)
 
 
 def _interjections_only(tree: ParseTree, parent: int, start: int) -> bool:
@@ -215,15 +123,15 @@ def _interjections_only(tree: ParseTree, parent: int, start: int) -> bool:
         first = tree.parents[first]
     if base_label(tree.labels[first]) not in ("INTJ", "UH"):
         return False  # the usual case, decided without listing the children
-    labels = [base_label(tree.labels[c]) for c in _children(tree, parent) if tree.ends[c] <= start]
+    labels = [base_label(tree.labels[c]) for c in children(tree, parent) if tree.ends[c] <= start]
     return any(x in ("INTJ", "UH") for x in labels) and all(
-        x in ("INTJ", "UH") or x in _SEPARATORS for x in labels)
+        x in ("INTJ", "UH") or x in SEPARATORS for x in labels)
 
 
 def _after_coordinator(tree: ParseTree, parent: int, start: int) -> bool:
     """Whether the sister just before the keyword (commas aside) is a coordinator: ``, and then``."""
     last = None
-    for c in _children(tree, parent):
+    for c in children(tree, parent):
         if tree.ends[c] > start:
             break
         if base_label(tree.labels[c]) not in (",", ":"):
@@ -235,27 +143,27 @@ def _adverbial(tree: ParseTree, pa: int, start: int, end: int, offset: int,
                prev: Ranges) -> tuple[Ranges, Ranges]:
     starts, ends, parents = tree.starts, tree.ends, tree.parents
     # Between two conjuncts (``X , then Y``; ``X , and then Y``) the adverbial links the two.
-    before, after = _conjuncts(tree, pa, start, end)
+    before, after = conjuncts(tree, pa, start, end)
     if before is not None and after is not None and (
-            base_label(tree.labels[before]) in _CLAUSES | {"VP"} or _after_coordinator(tree, pa, start)):
+            base_label(tree.labels[before]) in CLAUSES | {"VP"} or _after_coordinator(tree, pa, start)):
         alpha = [[starts[before], ends[before]]]
         if base_label(tree.labels[pa]) == "VP":
             subject = _subject_clause_start(tree, pa)
             if subject is not None:
                 alpha = [[subject, ends[before]]]
-        return _shift(alpha, offset), spans_minus((ends[before], after[1]), [(start, end)], offset)
+        return shift(alpha, offset), spans_minus((ends[before], after[1]), [(start, end)], offset)
     if "vp_conjunct" in ACTIVE:
         # The adverbial's VP is itself a conjunct (``had X , and therefore finished Y``).
         x = pa
         while base_label(tree.labels[x]) == "VP" and parents[x] >= 0:
-            before, _ = _conjuncts(tree, parents[x], starts[x], ends[x])
+            before, _ = conjuncts(tree, parents[x], starts[x], ends[x])
             if before is not None and base_label(tree.labels[before]) == "VP":
                 subject = _subject_clause_start(tree, before)
                 a0 = starts[before] if subject is None else subject
                 return ([[a0 + offset, ends[before] + offset]],
                         spans_minus((ends[before], ends[x]), [(start, end)], offset))
             x = parents[x]
-    clause = _clause_at(tree, pa)
+    clause = clause_at(tree, pa)
     if "adverbial_sbar" in ACTIVE and parents[clause] >= 0 and base_label(
             tree.labels[parents[clause]]) == "SBAR":
         # The clause of a subordinate or relative clause: its subordinator or relative pronoun
@@ -264,76 +172,43 @@ def _adverbial(tree: ParseTree, pa: int, start: int, end: int, offset: int,
     span = (starts[clause], ends[clause])
     parent = parents[clause]
     if parent >= 0:
-        before, _ = _conjuncts(tree, parent, span[0], span[1])
-        if before is not None and (base_label(tree.labels[before]) in _CLAUSES or (
+        before, _ = conjuncts(tree, parent, span[0], span[1])
+        if before is not None and (base_label(tree.labels[before]) in CLAUSES or (
                 "coordinated_any" in ACTIVE and _after_coordinator(tree, parent, span[0]))):
             # A coordinated clause: the conjunct before it is α; the coordinator joins β.
             return ([[starts[before] + offset, ends[before] + offset]],
                     spans_minus((ends[before], span[1]), [(start, end)], offset))
         if parents[parent] < 0 and "sentence_beta" in ACTIVE:
             # A clause directly under the sentence with no clause before it: the sentence is β.
-            return prev, spans_minus((starts[parent], ends[parent]), [(start, end)], offset)
-    beta = spans_minus(span, [(start, end)], offset)
+            span = (starts[parent], ends[parent])
+            return _opening_adjunct(tree, clause, span, start, end, offset, prev) or (
+                prev, spans_minus(span, [(start, end)], offset))
     if parent < 0:
-        return prev, beta
-    outer = _clause_above(tree, clause)
+        return _opening_adjunct(tree, clause, span, start, end, offset, prev) or (
+            prev, spans_minus(span, [(start, end)], offset))
+    beta = spans_minus(span, [(start, end)], offset)
+    outer = clause_above(tree, clause)
     return spans_minus((starts[outer], ends[outer]), [span], offset), beta
 
 
-def _adjunct_alpha(tree: ParseTree, pa: int, offset: int,
-                   unit: Optional[tuple[int, int]] = None) -> Ranges:
-    """α of a subordinate clause or prepositional adjunct ``pa`` (or of the tokens ``unit``
-    inside ``pa``): the clause it attaches to, subject included, minus the adjunct;
-    parentheticals beside it are left out, and a coordinated conjunct on the way up stops the
-    climb."""
-    labels, parents, starts, ends = tree.labels, tree.parents, tree.starts, tree.ends
-    holes = [unit or (starts[pa], ends[pa])]
-    if unit is not None and base_label(labels[pa]) in _CLAUSES:
-        return spans_minus((starts[pa], ends[pa]), holes, offset)
-    node = pa
-    while parents[node] >= 0:
-        parent = parents[node]
-        kids = _children(tree, parent)
-        for c in kids:
-            if c == node:
-                continue
-            if "skip_parentheticals" in ACTIVE and base_label(labels[c]) == "PRN":
-                holes.append((starts[c], ends[c]))
-        if "conjunct_stop" in ACTIVE and node != pa:
-            # ``X and [Y because Z]``: α is the conjunct with its coordinator, not X too.
-            prior = [c for c in kids if ends[c] <= starts[node]
-                     and base_label(labels[c]) not in (",", ":")]
-            if len(prior) > 1 and base_label(labels[prior[-1]]) in ("CC", "CONJP"):
-                return spans_minus((starts[prior[-1]], ends[node]), holes, offset)
-        if base_label(labels[parent]) in _CLAUSES and not (
-                "subjectless_clause" in ACTIVE and _subjectless(tree, parent)):
-            node = parent
-            break
-        node = parent
-    a0 = starts[node]
-    if "adjunct_complementizer" in ACTIVE:
-        a0 = _subordinator_start(tree, node, a0)
-    if "conjunct_coordinator" in ACTIVE and parents[node] >= 0 and a0 == starts[node]:
-        # ``X , and [when Y , Z]``: the conjunct's coordinator opens α, as ``conjunct_stop`` has it.
-        prior = [c for c in _children(tree, parents[node]) if ends[c] <= starts[node]
-                 and base_label(labels[c]) not in (",", ":")]
-        if len(prior) > 1 and base_label(labels[prior[-1]]) in ("CC", "CONJP"):
-            a0 = starts[prior[-1]]
-    return spans_minus((a0, ends[node]), holes, offset)
-
-
-def _subjectless(tree: ParseTree, clause: int) -> bool:
-    """Whether ``clause`` is an infinitive with no subject (``to dance``): a complement of the
-    clause above it, which the argument takes in; the root never counts."""
-    if tree.parents[clause] < 0 or base_label(tree.labels[clause]) != "S":
-        return False
-    for c in _children(tree, clause):
+def _opening_adjunct(tree: ParseTree, clause: int, span: tuple[int, int], start: int, end: int,
+                     offset: int, prev: Ranges) -> Optional[tuple[Ranges, Ranges]]:
+    """With no previous sentence, an adverbial whose clause opens with an adjunct set off by a
+    comma (``As the temperature increases , the rate also increases``): α = that adjunct, β =
+    the rest of ``span``; None otherwise. (With a previous sentence, GDTB takes that as α.)"""
+    if prev or "opening_adjunct" not in ACTIVE:
+        return None
+    for c in children(tree, clause):
         label = base_label(tree.labels[c])
-        if label == "VP":
-            return base_label(tree.labels[tree.leaf_parents[tree.starts[c]]]) == "TO"
-        if label in ("NP", "SBAR") or label in _CLAUSES:
-            return False
-    return False
+        if label in SEPARATORS:
+            continue
+        e = tree.ends[c]
+        if (label in HEADED and e <= start and e < len(tree.leaves) and tree.leaves[e] == ","
+                and base_label(tree.labels[tree.leaf_parents[tree.starts[c]]]) in ("IN", "WRB")):
+            adjunct = (tree.starts[c], e)
+            return shift([list(adjunct)], offset), spans_minus(span, [adjunct, (start, end)], offset)
+        return None
+    return None
 
 
 def map_default(tree: ParseTree, pa: int, start: int, end: int, category: str, offset: int,
@@ -344,14 +219,17 @@ def map_default(tree: ParseTree, pa: int, start: int, end: int, category: str, o
     prev = [list(previous)] if previous else []
     if category == INTRINSIC:
         return _coordinator(tree, pa, start, end, offset, prev)
-    if base_label(tree.labels[pa]) in _HEADED:
+    if base_label(tree.labels[pa]) in HEADED:
         if "adjunct_clause" not in ACTIVE or tree.parents[pa] < 0:
             return None
         pa_span = (tree.starts[pa], tree.ends[pa])
-        return _adjunct_alpha(tree, pa, offset), spans_minus(pa_span, [(start, end)], offset)
+        return adjunct_alpha(tree, pa, offset, ACTIVE), spans_minus(pa_span, [(start, end)], offset)
+    if "headed_phrase" in ACTIVE and _heads_phrase(tree, pa, start, end):
+        pa_span = (tree.starts[pa], tree.ends[pa])
+        return adjunct_alpha(tree, pa, offset, ACTIVE), spans_minus(pa_span, [(start, end)], offset)
     unit = _flat_adjunct(tree, pa, start, end)
     if unit is not None:
-        return _adjunct_alpha(tree, pa, offset, unit), spans_minus(unit, [(start, end)], offset)
+        return adjunct_alpha(tree, pa, offset, ACTIVE, unit), spans_minus(unit, [(start, end)], offset)
     if "adverbial_clause" not in ACTIVE or (
             "adverbs_only" in ACTIVE and _is_subordinator(tree, pa, start, end)):
         return None
@@ -363,7 +241,7 @@ def _is_subordinator(tree: ParseTree, pa: int, start: int, end: int) -> bool:
     adverbial); a key phrase that is a whole phrase of its own (``(PP (IN on) (NP the other
     hand))``) is an adverbial whatever its first word."""
     if "phrase_adverbial" in ACTIVE and end - start > 1 and any(
-            tree.starts[c] == start and tree.ends[c] == end for c in _children(tree, pa)):
+            tree.starts[c] == start and tree.ends[c] == end for c in children(tree, pa)):
         return False
     return (base_label(tree.labels[tree.leaf_parents[start]]) in ("IN", "WRB")
             and tree.leaves[start].lower() != "however")
@@ -375,13 +253,26 @@ def _flat_adjunct(tree: ParseTree, pa: int, start: int, end: int) -> Optional[tu
     # A phrase that ends where its clause's own head begins (``(ADVP as soon) (SBAR (IN as) S)``).
     head = tree.parents[tree.leaf_parents[end - 1]]
     if ("split_keyword" in ACTIVE and end - start > 1 and head >= 0 and tree.starts[head] == end - 1
-            and base_label(tree.labels[head]) in _HEADED):
+            and base_label(tree.labels[head]) in HEADED):
         return start, tree.ends[head]
     if "flat_adjunct" not in ACTIVE or not _is_subordinator(tree, pa, start, end):
         return None
-    for c in _children(tree, pa):
-        if tree.starts[c] >= end and base_label(tree.labels[c]) not in _SEPARATORS:
-            if base_label(tree.labels[c]) in _CLAUSES | {"SBAR"}:
+    for c in children(tree, pa):
+        if tree.starts[c] >= end and base_label(tree.labels[c]) not in SEPARATORS:
+            if base_label(tree.labels[c]) in CLAUSES | {"SBAR"}:
                 return start, tree.ends[c]
             return None
     return None
+
+
+def _heads_phrase(tree: ParseTree, pa: int, start: int, end: int) -> bool:
+    """``The results , [ADVP though [S preliminary]] , suggest …``: a keyword that opens an ADVP
+    or ADJP with a clause or predicate after it heads a reduced clause, an adjunct as an SBAR is
+    (an adverb's ADVP holds no clause)."""
+    if tree.starts[pa] != start or tree.parents[pa] < 0 or base_label(tree.labels[pa]) not in (
+            "ADVP", "ADJP"):
+        return False
+    for c in children(tree, pa):
+        if tree.starts[c] >= end and base_label(tree.labels[c]) not in SEPARATORS:
+            return base_label(tree.labels[c]) in CLAUSES | {"SBAR", "ADJP", "VP"}
+    return False

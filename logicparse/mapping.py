@@ -49,9 +49,9 @@ class Match(NamedTuple):
     keyword: Keyword
 
 
-def _index() -> dict[str, list[Keyword]]:
+def _index(extended: bool = False) -> dict[str, list[Keyword]]:
     by_first: dict[str, list[Keyword]] = {}
-    for kw in keywords().values():
+    for kw in keywords(extended).values():
         by_first.setdefault(kw.words[0], []).append(kw)
     for lst in by_first.values():
         lst.sort(key=lambda k: -len(k.words))
@@ -59,15 +59,18 @@ def _index() -> dict[str, list[Keyword]]:
 
 
 _BY_FIRST = _index()
+_BY_FIRST_EXTENDED = _index(extended=True)  # with the default annotator's extensions
 
 
-def find_keywords(tokens: Sequence[str]) -> list[Match]:
-    """Non-overlapping keyword occurrences, left to right, longest phrase first."""
+def find_keywords(tokens: Sequence[str], extended: bool = False) -> list[Match]:
+    """Non-overlapping keyword occurrences, left to right, longest phrase first; ``extended``:
+    the paper's lists with the default annotator's extensions (taxonomy._EXTENSIONS)."""
+    index = _BY_FIRST_EXTENDED if extended else _BY_FIRST
     lower = [t.lower() for t in tokens]
     out: list[Match] = []
     i, n = 0, len(lower)
     while i < n:
-        cands = _BY_FIRST.get(lower[i])
+        cands = index.get(lower[i])
         if cands:
             for kw in cands:
                 m = len(kw.words)

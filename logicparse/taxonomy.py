@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Optional
 
 from .resources import SENSE_KEYWORDS
 
@@ -174,6 +175,23 @@ _KEYWORDS: dict[str, dict[str, tuple[str, str]]] = {
     },
 }
 
+# Keywords the paper's lists leave out (its lists are open to extension). Matched only by the
+# default annotator (decisions on, ``mapping="default"``); ``senses=None`` and ``mapping="paper"``
+# keep the lists above exactly. Measured in docs/senses.md.
+_EXTENSIONS: dict[str, dict[str, tuple[str, str]]] = {
+    "negation": {
+        # spaCy's tokenizer splits "cant", "dont", "wont", "isnt" into "ca"/"do"/"wo"/"is" + "nt"
+        "nt": (UNARY, "'n't' written without its apostrophe"),
+        "never": (UNARY, "negates the clause it sits in"),
+        "nobody": (UNARY, "negative pronoun, like 'nothing'"),
+        "neither": (UNARY, "negates its noun phrase or clause"),
+        "nor": (UNARY, "negates the conjunct it heads"),
+    },
+    "comparative": {
+        "whereas": (EXTRINSIC, "subordinator like contrastive 'while'; never a time"),
+    },
+}
+
 # Keywords the paper calls ambiguous (section 3.1) plus any keyword listed under two relations,
 # plus `then` and `yet`: on GDTB a sense model beats their lexicon sense (docs/senses.md). They are
 # the keywords with bundled sense classifiers (resources.SENSE_KEYWORDS).
@@ -193,14 +211,48 @@ class Keyword:
         return len(self.senses) > 1 or self.text in AMBIGUOUS_EXTRA
 
 
-@lru_cache(maxsize=1)
-def keywords() -> dict[str, Keyword]:
-    """All keywords, lower-cased, with their candidate relations in the paper's order."""
+@lru_cache(maxsize=2)
+def keywords(extended: bool = False) -> dict[str, Keyword]:
+    """All keywords, lower-cased, with their candidate relations in the paper's order;
+    ``extended``: with the default annotator's extensions (``_EXTENSIONS``) after them."""
     senses: dict[str, list[str]] = {}
-    for relation in RELATIONS:
-        for text in _KEYWORDS[relation]:
-            senses.setdefault(text, []).append(relation)
+    for table in (_KEYWORDS, _EXTENSIONS) if extended else (_KEYWORDS,):
+        for relation in RELATIONS:
+            for text in table.get(relation, {}):
+                senses.setdefault(text, []).append(relation)
     return {t: Keyword(t, tuple(t.split()), tuple(rels)) for t, rels in senses.items()}
+
+
+def listed_contrast(keyword: str) -> Optional[str]:
+    """``comparative`` or ``adversative`` when the paper's lists (or the extensions) put
+    ``keyword`` under that relation, else None. Contrast and concession are told apart by the
+    keyword, never by reading the sentence (docs/labelling.md): a keyword listed under one of
+    the two signals that one, concessive or not."""
+    for relation in ("comparative", "adversative"):
+        if keyword in _KEYWORDS[relation] or keyword in _EXTENSIONS.get(relation, {}):
+            return relation
+    return None
+
+
+def by_keyword_lists(keyword: str, relation: Optional[str]) -> Optional[str]:
+    """``relation`` for ``keyword`` under the keyword-list convention (docs/labelling.md). A
+    keyword listed under comparative or adversative signals that relation or none (``while``
+    also a time): a contrast or concession becomes the listed relation, and so does any other
+    relation of ``while`` (``while respecting …`` = whereas); any other relation of such a
+    keyword is none (``not only X but also Y``: the adding is ``also``'s). On a keyword listed
+    under neither, a contrast or concession is no marker of either: ``even if`` stays a
+    condition, ``then again``, ``as opposed to``, ``great as it is`` give none. Any other
+    relation is returned as it is."""
+    if relation is None:
+        return None
+    listed = listed_contrast(keyword)
+    if listed is None:
+        if relation in ("comparative", "adversative"):
+            return "conditional" if keyword == "if" else None
+        return relation
+    if relation in keywords(True)[keyword].senses:
+        return relation
+    return listed if relation in ("comparative", "adversative") or keyword == "while" else None
 
 
 def category(keyword: str, relation: str) -> str:
@@ -210,10 +262,10 @@ def category(keyword: str, relation: str) -> str:
     as adversative); the keyword then keeps the category of its first listed sense, since the
     category follows the keyword's syntax, not its meaning.
     """
-    entry = _KEYWORDS.get(relation, {}).get(keyword)
+    entry = _KEYWORDS.get(relation, {}).get(keyword) or _EXTENSIONS.get(relation, {}).get(keyword)
     if entry is None:
-        first = keywords()[keyword].senses[0]
-        entry = _KEYWORDS[first][keyword]
+        first = keywords(True)[keyword].senses[0]
+        entry = _KEYWORDS.get(first, {}).get(keyword) or _EXTENSIONS[first][keyword]
     cat = entry[0]
     # A unary relation has no beta: whatever the keyword's syntax, it maps one span.
     return UNARY if relation in UNARY_RELATIONS else (EXTRINSIC if cat == UNARY else cat)
@@ -236,4 +288,6 @@ def as_dict() -> dict:
         ],
         "labels": LABELS,
         "ambiguous": sorted(k for k, v in keywords().items() if v.ambiguous),
+        # matched by the default annotator only (decisions on, mapping "default")
+        "extensions": {name: sorted(kws) for name, kws in _EXTENSIONS.items()},
     }

@@ -39,12 +39,13 @@ LATE = "(S (SBAR (IN {kw}) (S (NP (PRP I)) (VP ({tag} {verb}) {rest}))) (, ,) (N
     # since + a past verb before a simple past ("since I was young, I took"): the classifier
     ("Since", "VBD", "was", "(ADJP (JJ young))", CONNECTIVE),
     ("Since", "VBD", "left", "(NP (NNP Rome))", CONNECTIVE),
-    # while + a modal, or a negated adjective or one with its own clause: a concession; a plain
-    # adjective ("while it is warm": a time) or a noun phrase: the classifier
+    # while + a modal, or a negated adjective or one with its own clause: no time, a contrast
+    # (comparative, concessive or not); a plain adjective ("while it is warm": a time) or a noun
+    # phrase: the classifier
     ("While", "VBP", "am", "(ADJP (JJ late))", CONNECTIVE),
-    ("While", "VBP", "am", "(RB not) (ADJP (JJ late))", "adversative"),
-    ("While", "VBP", "am", "(ADJP (JJ unlikely) (S (VP (TO to) (VP (VB win)))))", "adversative"),
-    ("While", "MD", "may", "(VP (VB be) (ADJP (JJ late)))", "adversative"),
+    ("While", "VBP", "am", "(RB not) (ADJP (JJ late))", "comparative"),
+    ("While", "VBP", "am", "(ADJP (JJ unlikely) (S (VP (TO to) (VP (VB win)))))", "comparative"),
+    ("While", "MD", "may", "(VP (VB be) (ADJP (JJ late)))", "comparative"),
     ("While", "VBP", "have", "(NP (DT no) (NN car))", CONNECTIVE),
     ("While", "VBD", "slept", "", CONNECTIVE),
 ])
@@ -73,12 +74,12 @@ def test_an_equatives_clause_is_left_to_the_classifier():
     ("(S (NP (PRP You)) (VP (MD can) (VP (VB do) (NP (PRP it)) (SBAR (IN as) (S (NP (NNS people)) (VP (VBP have)"
      " (VP (VBN done) (PP (IN over) (NP (DT the) (NN world))))))))))", "as", "analogy"),
     # a reduced clause ("as promised", "as previously defined"): a connective; "as opposed to" is
-    # the guide's contrast
+    # a contrast, which `as` is not listed for: none
     ("(S (NP (PRP He)) (VP (VBD came) (SBAR (IN as) (VP (VBN promised)))))", "as", CONNECTIVE),
     ("(S (NP (NNS Results)) (VP (VBD came) (, ,) (SBAR (IN as) (ADVP (RB previously)) (VP (VBN defined)))))",
      "as", CONNECTIVE),
     ("(S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ fun)) (SBAR (IN as) (VP (VBN opposed) (PP (TO to) (NP (NN malice)))))))",
-     "as", "comparative"),
+     "as", None),
     # after a comma that closes a clause of its own: a reason; not after an opening adverb
     ("(S (NP (PRP It)) (VP (VBZ fails) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBZ continues) (S (VP (TO to)"
      " (VP (VB blink)))))))) (. .))", "as", "causal"),
@@ -91,7 +92,7 @@ def test_an_equatives_clause_is_left_to_the_classifier():
      " (VP (VBZ calms) (NP (PRP it))))", "as", CONNECTIVE),
     # a gerund subject is no participle: the clause decides ("While hypnotizing is unlikely to …")
     ("(S (SBAR (IN While) (S (NP (VBG hypnotizing)) (VP (VBZ is) (ADJP (JJ unlikely) (S (VP (TO to)"
-     " (VP (VB cause) (NP (NN harm))))))))) (, ,) (NP (PRP it)) (VP (VBZ helps)))", "while", "adversative"),
+     " (VP (VB cause) (NP (NN harm))))))))) (, ,) (NP (PRP it)) (VP (VBZ helps)))", "while", "comparative"),
 ])
 def test_comment_reduced_and_peripheral_clauses(tree, keyword, expected):
     check(tree, keyword, expected)
@@ -106,25 +107,29 @@ BUT = [
     ("(S (NP (DT all) (CC but) (NP (DT a) (JJ few))) (VP (VBD died)))", None),
     ("(S (NP (PRP It)) (VP (VBZ is) (NP (NN anything) (CC but) (DT that))) (. .))", None),
     ("(S (NP (DT The) (NN win)) (VP (VBZ is) (NP (CC but) (DT a) (NN step))) (. .))", None),
-    # ... but "anything but I …" coordinates clauses
-    ("(S (S (NP (PRP I)) (VP (VBD had) (NP (NN nothing)))) (CC but) (S (NP (PRP I)) (VP (VBD waited))))",
-     "adversative"),
-    # not only X but also Y: conjunction; not X but Y: a correction, comparative
+    # "I do but quote", "we can but hope": only
+    ("(S (NP (PRP I)) (VP (VBP do) (RB but) (VP (VB quote))) (. .))", None),
+    ("(S (NP (PRP We)) (VP (MD can) (RB but) (VP (VB hope))) (. .))", None),
+    # not only X but (also) Y: it adds, no contrast
     ("(S (NP (PRP They)) (VP (VBP help) (NP (NP (RB not) (RB only) (DT the) (NNS elites)) (, ,) (CC but)"
-     " (NP (NN society)))) (. .))", "conjunction"),
+     " (NP (NN society)))) (. .))", None),
+    # everything else is a contrast, concessive or not: the lexicon's comparative (no rule decides
+    # between contrast and concession): "anything but I …" coordinates clauses; "not X but Y";
+    # two properties of one thing; two clauses; a sentence opened by `but`; verb phrases
+    ("(S (S (NP (PRP I)) (VP (VBD had) (NP (NN nothing)))) (CC but) (S (NP (PRP I)) (VP (VBD waited))))",
+     UNDECIDED),
     ("(S (NP (DT The) (NN money)) (VP (VBZ comes) (PP (PP (RB not) (IN from) (NP (NNS taxes))) (CC but)"
-     " (PP (IN from) (NP (NN oil))))) (. .))", "comparative"),
-    # two properties of one thing: the second holds despite the first
+     " (PP (IN from) (NP (NN oil))))) (. .))", UNDECIDED),
     ("(S (NP (PRP It)) (VP (VBZ is) (NP (DT a) (ADJP (JJ small) (CC but) (JJ nice)) (NN airport))) (. .))",
-     "adversative"),
-    ("(S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ sweet) (CC but) (RB very) (JJ dry))) (. .))", "adversative"),
-    # two clauses, or a sentence opened by `but`: GDTB's majority, concession
+     UNDECIDED),
+    ("(S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ sweet) (CC but) (RB very) (JJ dry))) (. .))", UNDECIDED),
     ("(S (S (NP (PRP It)) (VP (VBD rained))) (, ,) (CC but) (S (NP (PRP we)) (VP (VBD went))) (. .))",
-     "adversative"),
-    ("(S (CC But) (NP (PRP we)) (VP (VBD went)) (. .))", "adversative"),
-    ("(S (INTJ (UH Uh)) (, ,) (CC but) (NP (PRP we)) (VP (VBD went)) (. .))", "adversative"),
-    # verb phrases: the lexicon (comparative)
+     UNDECIDED),
+    ("(S (CC But) (NP (PRP we)) (VP (VBD went)) (. .))", UNDECIDED),
+    ("(S (INTJ (UH Uh)) (, ,) (CC but) (NP (PRP we)) (VP (VBD went)) (. .))", UNDECIDED),
     ("(S (NP (PRP He)) (VP (VP (VBD came)) (CC but) (VP (VBD left))) (. .))", UNDECIDED),
+    ("(S (NP (PRP You)) (VP (MD ca) (RB n't) (VP (VB do) (NP (PRP it)) (CC but) (VP (VB try)))) (. .))",
+     UNDECIDED),
 ]
 
 
@@ -206,8 +211,9 @@ def test_phrases_the_guide_settles(tree, keyword, expected):
     check(tree, keyword, expected)
 
 
-def test_yet_between_two_adjectives_is_a_concession():
+def test_yet_between_two_adjectives_or_clauses_is_comparative():
+    # concessive or not, `yet` = "but" is comparative: the keyword is listed there
     check("(S (NP (PRP It)) (VP (VBZ has) (NP (ADJP (JJ simple) (CC yet) (JJ delicious)) (NN food))) (. .))",
-          "yet", "adversative")
+          "yet", "comparative")
     check("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC yet) (S (NP (PRP it)) (VP (VBZ works))))",
-          "yet", "adversative")
+          "yet", "comparative")

@@ -60,15 +60,16 @@ def test_a_rule_decides_first_then_the_classifier_then_the_lexicon():
     # 'in 1998' and the 'then' of 'if ... then' are settled by their rules although the classifier
     # has both keywords; the rule-less 'then', the tree-less 'in' and the connective 'while' (told
     # so) go to the classifier, in one batch; 'because' has no rule and no classifier: its
-    # lexicon sense.
+    # lexicon sense. The classifier's 'causal' for 'while' is read by the keyword lists: `while`
+    # is a time or a contrast, so any other relation is its contrast, comparative.
     assert decided(KeywordDecisions(clf)) == [
         ("temporal", 1.0, "rule"), (None, 1.0, "rule"), ("causal", 0.75, "classifier"),
-        ("causal", 0.75, "classifier"), ("causal", 1.0, "lexicon"), ("causal", 0.75, "classifier")]
+        ("causal", 0.75, "classifier"), ("causal", 1.0, "lexicon"), ("comparative", 0.75, "classifier")]
     assert clf.batches == [[("then", "then", False), ("in", "in", False), ("while", "while", True)]]
     # Without rules the classifier decides each of its keywords, and no tree is read.
     clf = FixedClassifier()
     assert decided(KeywordDecisions(clf, rules=False)) == [
-        ("causal", 0.75, "classifier")] * 4 + [("causal", 1.0, "lexicon"), ("causal", 0.75, "classifier")]
+        ("causal", 0.75, "classifier")] * 4 + [("causal", 1.0, "lexicon"), ("comparative", 0.75, "classifier")]
     assert clf.batches == [[("in", "in", False), ("then", "then", False), ("then", "then", False),
                             ("in", "in", False), ("while", "while", False)]]
     # Rules only: what no rule settles keeps its lexicon sense (a connective 'while' too).

@@ -41,20 +41,20 @@ def rule(tree: str, keyword: str, nth: int = 0):
      "when", None),
     ("(S (NP (PRP I)) (VP (VBD cried) (SBAR (WHADVP (WRB when)) (S (NP (PRP he)) (VP (VBD left))))) (. .))",
      "when", "temporal"),
-    # if: whether -> none; 'even if' -> adversative; 'few if any' -> none; else conditional
+    # if: whether -> none; 'even if' -> conditional (if is listed as conditional only); 'few if any' -> none; else conditional
     ("(S (NP (PRP I)) (VP (VBD asked) (SBAR (IN if) (S (NP (PRP he)) (VP (VBD came))))))", "if", None),
     ("(S (NP (PRP I)) (VP (VBP am) (RB not) (ADJP (JJ sure) (SBAR (IN if) (S (NP (PRP it)) (VP (VBZ is)))))))",
      "if", None),
     ("(S (NP (PRP We)) (VP (VBP go) (SBAR (RB even) (IN if) (S (NP (PRP it)) (VP (VBZ rains))))))", "if",
-     "adversative"),
+     "conditional"),
     ("(S (NP (JJ few) (IN if) (DT any) (NNS firms)) (VP (VBP use) (NP (PRP it))))", "if", None),
     ("(S (SBAR (IN If) (S (NP (PRP you)) (VP (VBP go)))) (, ,) (NP (PRP I)) (VP (VBP go)) (. .))", "if",
      "conditional"),
-    # then: after 'if' -> none; 'the then president' -> none; 'then again' -> comparative
+    # then: after 'if' -> none; 'the then president' -> none; 'then again' -> none (then is listed as temporal only)
     ("(S (SBAR (IN If) (S (NP (PRP you)) (VP (VBP go)))) (, ,) (ADVP (RB then)) (NP (PRP I)) (VP (VBP go)))",
      "then", None),
     ("(S (NP (DT the) (JJ then) (NN president)) (VP (VBD spoke)))", "then", None),
-    ("(S (ADVP (RB then) (RB again)) (, ,) (ADVP (RB maybe)) (RB not))", "then", "comparative"),
+    ("(S (ADVP (RB then) (RB again)) (, ,) (ADVP (RB maybe)) (RB not))", "then", None),
     ("(S (NP (PRP We)) (VP (VBD ate) (CC and) (ADVP (RB then)) (VP (VBD left))))", "then", UNDECIDED),
     # since: heading a time expression or alone -> temporal; a clause -> the classifier, not none
     ("(S (NP (PRP It)) (VP (VBZ has) (VP (VBN rained) (PP (IN since) (NP (CD 1990))))))", "since", "temporal"),
@@ -78,7 +78,7 @@ def rule(tree: str, keyword: str, nth: int = 0):
     ("(S (NP (PRP They)) (VP (VBD acted) (, ,) (SBAR (IN as) (S (NP (DT the) (NNS founders)) (VP (VBD intended))))))",
      "as", "analogy"),
     ("(S (SBAR (ADJP (JJ Great)) (IN as) (S (NP (PRP$ our) (NN burden)) (VP (VBZ is)))) (, ,) (NP (PRP it))"
-     " (VP (VBZ works)))", "as", "adversative"),
+     " (VP (VBZ works)))", "as", None),
     ("(S (NP (PRP They)) (VP (VBD acted) (SBAR (IN as) (S (NP (DT the) (NNS founders)) (VP (VBD intended)"
      " (NP (PRP it)))))))", "as", CONNECTIVE),
     ("(S (NP (PRP It)) (VP (VBD fell) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD was) (PP (IN in) (NP (NNP Rome))))))))",
@@ -89,10 +89,10 @@ def rule(tree: str, keyword: str, nth: int = 0):
     ("(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (VP (VBG waiting))))))", "while", CONNECTIVE),
     ("(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (NP (PRP she)) (VP (VBD slept))))))", "while",
      CONNECTIVE),
-    # yet: 'not yet' / clause-final -> none; 'and yet' -> adversative (a concession)
+    # yet: 'not yet' / clause-final -> none; 'and yet' -> comparative (yet is listed as comparative)
     ("(S (NP (PRP It)) (VP (VBZ is) (RB not) (ADVP (RB yet)) (ADJP (JJ done))))", "yet", None),
     ("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC and) (ADVP (RB yet)) (S (NP (PRP it)) (VP (VBZ works))))",
-     "yet", "adversative"),
+     "yet", "comparative"),
     # in: only a time expression is temporal
     ("(S (NP (PRP It)) (VP (VBD was) (VP (VBN held) (PP (IN in) (NP (NNP Paris))) (PP (IN in) (NP (CD 1998))))))",
      "in", None),

@@ -82,12 +82,13 @@ def test_since_branches(tree, expected):
 
 
 AS = [
-    # "as the result of": a cause; "as opposed to": = rather than; a clause whose subject or
+    # "as the result of": a cause; "as opposed to": = rather than, a contrast `as` is not listed
+    # for (none); a clause whose subject or
     # object is the other argument's ("as are short skirts", "as shown in figure 1"): analogy
     ("(S (PP (IN As) (NP (NP (DT the) (NN result)) (PP (IN of) (NP (DT these) (NNS programs))))) (, ,) "
      "(NP (PRP we)) (VP (VBD grew)))", 0, "causal"),
     ("(S (VP (VB Keep) (ADJP (JJ fun)) (PP (IN as) (VP (VBN opposed) (PP (TO to) (ADJP (JJ mean)))))))", 0,
-     "comparative"),
+     None),
     ("(S (NP (NNS Shorts)) (VP (VBP are) (ADJP (JJ inappropriate)) (, ,) (SBAR (IN as) (SINV (VBP are) "
      "(NP (JJ short) (NNS skirts))))))", 0, "analogy"),
     ("(S (NP (NNS Homes)) (VP (VBP are) (ADJP (JJ typical)) (, ,) (SBAR (IN as) (VP (VBN shown) (PP (IN in) "
@@ -191,15 +192,15 @@ OTHERS = [
     ("(S (NP (PRP He)) (VP (VBD married) (SBAR (IN while) (ADJP (RB still) (JJ young)))))", "while", UNDECIDED),
     ("(S (NP (PRP He)) (VP (VBD read) (PP (IN while) (S (NP (PRP she)) (VP (VBD slept))))))", "while", UNDECIDED),
     ("(SBAR (IN Since) (S (NP (PRP it)) (VP (VBD rained))))", "since", CONNECTIVE),
-    # yet: "but yet" and the coordinator: a concession
+    # yet: "but yet" and the coordinator: = but, comparative (concessive or not)
     ("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC but) (ADVP (RB yet)) (S (NP (PRP it)) "
-     "(VP (VBZ works))))", "yet", "adversative"),
+     "(VP (VBZ works))))", "yet", "comparative"),
     ("(S (NP (PRP It)) (VP (VBD caused) (NP (NP (DT a) (NN delay)) (CC and) (NP (RB yet) (DT another) (NN delay)))))",
      "yet", None),
     ("(S (CC Yet) (NP (QP (JJR more) (IN than) (CD three)) (PP (IN of) (NP (PRP us)))) (VP (VBP lack) (NP (NN care))))",
-     "yet", "adversative"),
+     "yet", "comparative"),
     ("(S (S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ cheap)))) (CC yet) (S (NP (PRP it)) (VP (VBZ works))))",
-     "yet", "adversative"),
+     "yet", "comparative"),
     # yet as aspect, at the end of its clause: none; "have yet to", or a lone "Yet ?": the classifier
     ("(S (NP (PRP I)) (VP (VBP have) (RB n't) (VP (VBN told) (NP (PRP you)) (ADVP (RB yet)))) (. .))", "yet", None),
     ("(NP (NN Nothing) (ADVP (RB yet)) (. .))", "yet", None),

@@ -84,7 +84,7 @@ CLEAR_EXAMPLES = [
     ("The kettle boiled [while] I was reading the paper .", "temporal"),
     ("It will take a [while] to load .", None),
     ("Sit down and rest for a [while] .", None),
-    ("[While] the plan is cheap , it is also risky .", "adversative"),
+    ("[While] the plan is cheap , it is also risky .", "comparative"),
 ]
 
 
@@ -321,7 +321,7 @@ def test_eval_cli_figures_and_errors_file(tmp_path, senses):
                           "doc": a.doc})
     rows = [json.loads(line) for line in err.read_text().splitlines()]
     assert [{k: r[k] for k in ("keyword", "gold", "predicted", "doc")} for r in rows] == wrong
-    assert wrong == [{"keyword": "while", "gold": "adversative", "predicted": "temporal",
+    assert wrong == [{"keyword": "while", "gold": "comparative", "predicted": "temporal",
                       "doc": "GUM_fixture_two"}]
     assert out["accuracy"] == round(1 - len(wrong) / out["n"], 4)
 

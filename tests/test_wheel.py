@@ -84,7 +84,7 @@ def test_installed_wheel_annotates_outside_the_repository(installed, tmp_path):
             % PAPER)
     out = json.loads(_run([str(py), "-c", code], cwd=tmp_path).splitlines()[-1])
     assert out["file"].startswith(str(installed))
-    assert ["because", "causal"] in out["relations"] and ["But", "adversative"] in out["relations"]
+    assert ["because", "causal"] in out["relations"] and ["But", "comparative"] in out["relations"]
 
     (tmp_path / "in.txt").write_text(PAPER + "\n\nIf it rains, we stay.\n")
     _run([str(installed / "bin" / "logicparse"), "annotate", "in.txt", "--out", "shards", "--quiet"],

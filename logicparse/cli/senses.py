@@ -87,8 +87,8 @@ def train(
     window: int = typer.Option(64, help="Subwords around the keyword that are encoded (0: the "
                                "encoder's limit); recorded with the models and used at annotation."),
     keep: bool = typer.Option(False, "--keep", help="Keep the models OUT already holds for the "
-                              "keywords not given (trained for the same encoder), e.g. add "
-                              "'however,but' from keywords_train.jsonl to the bundled models."),
+                              "keywords not given (trained for the same encoder), e.g. retrain "
+                              "'while,yet' and keep the other bundled models."),
 ) -> None:
     """Train one SVM per keyword; layer, pooling, kernel and C by cross-validation."""
     from ..senses.classifier import get_encoder

@@ -1,4 +1,4 @@
-"""Which relation a connective clause signals, read off the tree: contrast or concession, cause or time.
+"""Which relation a connective clause signals, read off the tree: cause or time, connective or none.
 
 Two questions the lexicon cannot answer and the encoder answers poorly (docs/senses.md):
 
@@ -6,16 +6,12 @@ Two questions the lexicon cannot answer and the encoder answers poorly (docs/sen
   that states a state, not an event (a form of *be* with an adjective or noun phrase after it,
   *have* with an object, or a modal verb: ``As I was late``, ``since it has no roots``, ``as
   we will see``) gives a reason, not a time: an event can be the time of another, a state
-  that holds is the ground for it. For ``while`` such a clause is a concession (``while it is
-  true that …``).
-* **contrast, concession or none** for ``but`` outside clause coordination: ``not X but Y`` (a
-  correction: comparative), ``not only X but also Y`` (conjunction), ``small but nice`` (two
-  properties of one thing, the second holding despite the first: adversative), ``all but``,
-  ``nothing but``, ``is but a step`` (= except, only: none), ``But –`` with nothing after it
-  (none). Nothing on the surface of two clauses joined by ``but`` tells contrast from
-  concession (docs/senses.md); there the rule takes the majority of GDTB's train documents,
-  concession, and leaves coordinated verb phrases (``came but left``) to the ``but``
-  classifier (or, without one, the lexicon).
+  that holds is the ground for it. For ``while`` such a clause is no time but a contrast
+  (``while it is true that …``).
+* **contrast or none** for ``but``: ``all but``, ``nothing but``, ``is but a step``, ``I do but
+  quote`` (= except, only), ``not only X but also Y`` (it adds: no contrast) and ``But –`` with
+  nothing after it give none; anything else is a contrast, concessive or not (the keyword is
+  listed as comparative: docs/labelling.md).
 
 Each function returns a relation, ``None`` or :data:`~logicparse.senses.site.UNDECIDED`, like
 the rules in ``rules.py``; the conventions are those of docs/labelling.md.
@@ -34,10 +30,8 @@ _NOT = frozenset({"not", "n't", "never"})
 _ONLY = frozenset({"only", "just", "merely", "simply", "solely"})
 # What is no second argument after `but`: "But –", "but yeah ."
 _FILLERS = frozenset({"yeah", "um", "uh", "–", "—", "-", "…", "..."})
-# Words that may open a sentence before `but`: "And but", "Uh, but", "“ But".
-_OPENERS = frozenset({"and", "uh", "um", "oh", "well", "so", ",", "“", '"', "'", "``", "–", "—", "-"})
-# Phrases coordinated by `but` below the clause: "not from taxes but from oil".
-_PHRASES = frozenset({"NP", "PP", "ADJP", "ADVP", "UCP", "SBAR", "WHPP", "QP"})
+# Before `but` meaning "only": "I do but quote", "we can but hope".
+_ONLY_AUX = frozenset("do does did can could may might must will would shall should".split())
 
 
 def stative(s: Site, clause: int, present: bool = False, predicates=("ADJP", "NP")) -> bool:
@@ -68,18 +62,18 @@ def event(s: Site, clause: int) -> bool:
 
 def clause_relation(keyword: str, s: Site, clause: int):
     """The relation of ``as``/``since``/``while`` heading ``clause`` when the clause's verb says
-    it (a stative clause gives a reason or a concession); otherwise undecided (the classifier
+    it (a stative clause gives a reason, or for ``while`` a contrast); otherwise undecided (the classifier
     picks among the connective's relations)."""
     if keyword == "while":
-        # A concession: "while you may not succeed", "while it is not cold", "while you are
-        # unlikely to offend"; but "while it is warm" is a time, "while his mother has …" a contrast.
+        # No time: "while you may not succeed", "while it is not cold", "while you are unlikely
+        # to offend" (a concession, comparative by the keyword); "while it is warm" is a time.
         verbs, rest = s.verb_group(clause)
         words = set(s.words[s.tree.starts[clause]:s.tree.ends[clause]])
         conceded = any(tag == "MD" for _, tag in verbs) or (
             stative(s, clause, predicates=("ADJP",)) and (bool(_NOT & words) or any(
                 base(s.tree.labels[k]) == "ADJP" and any(
                     base(s.tree.labels[c]) in ("S", "SBAR") for c in s.children(k)) for k in rest)))
-        return "adversative" if conceded else CONNECTIVE
+        return "comparative" if conceded else CONNECTIVE
     if stative(s, clause, present=keyword == "since"):
         return "causal"
     return CONNECTIVE
@@ -95,11 +89,13 @@ def _clause_before(s: Site, limit: int = 12) -> list[str]:
     return out
 
 
-def two_properties(s: Site) -> bool:
-    """The keyword joins two adjectives (``small but nice``, ``simple yet very tasty``): the
-    second property holds despite the first, a concession (docs/labelling.md)."""
-    return s.tag(s.start - 1) == "JJ" and (s.tag(s.end) == "JJ" or (
-        s.tag(s.end) == "RB" and s.tag(s.end + 1) == "JJ"))
+def not_only(words, start: int, end: int) -> bool:
+    """``not`` at [start, end) opens ``not only …``, or ``not just / merely / simply X`` with a
+    ``but`` or ``also`` after it: it adds (``not only the elites but society as a whole``),
+    negating nothing."""
+    nxt = words[end].lower() if end < len(words) else ""
+    rest = {w.lower() for w in words[end + 1:]}
+    return nxt == "only" or (nxt in _ONLY and bool(rest & {"but", "also"}))
 
 
 def but(s: Site):
@@ -111,20 +107,13 @@ def but(s: Site):
         return None  # "all but a few", "nothing but a flat dust bowl": except
     if s.prev in _BE and s.tag(s.end) in ("DT", "CD") or s.next in ("rarely", "seldom"):
         return None  # "is but a step", "comes but rarely": only
+    if (s.prev in _ONLY_AUX or s.tag(s.start - 1) == "MD") and s.tag(s.end) in ("VB", "VBP") \
+            and s.tag(s.start - 2).startswith(("PRP", "NN")):
+        return None  # "I do but quote", "we can but hope": only
     before = _clause_before(s)
     if any(w in _NOT and v in _ONLY for v, w in zip(before, before[1:])):
-        return "conjunction"  # "not only the elites, but society as a whole"
-    parent = s.tree.parents[s.tree.leaf_parents[s.start]]
-    coordinates = base(s.tree.labels[parent]) if parent >= 0 else ""
-    if coordinates in _PHRASES and _NOT & set(before):
-        return "comparative"  # "not charity but a right": a correction, = rather than
-    if two_properties(s):
-        return "adversative"  # "small but nice", "sweet but balanced": nice despite small
-    if coordinates in ("S", "SINV", "SQ", "FRAG") or all(w in _OPENERS for w in before):
-        # Two clauses, or a sentence opened by `but`: GDTB's train documents make about two in
-        # three of them concessions, the rest contrasts (the lexicon's relation).
-        return "adversative"
-    return UNDECIDED
+        return None  # "not only the elites, but (also) society as a whole": it adds
+    return UNDECIDED  # a contrast, concessive or not: the lexicon's comparative
 
 
-__all__ = ["stative", "event", "clause_relation", "two_properties", "but"]
+__all__ = ["stative", "event", "clause_relation", "but", "not_only"]

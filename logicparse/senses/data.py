@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Optional, Sequence
 
 from ..errors import DataFormatError, Errors
-from ..taxonomy import RELATIONS
+from ..taxonomy import RELATIONS, by_keyword_lists
 
 NONE = "none"  # label of an occurrence that is not a logical connective
 LABELS = tuple(RELATIONS) + (NONE,)
@@ -40,14 +40,44 @@ _SENSE_EXACT = {
 }
 
 
-def gold_relation(sense: str) -> str:
-    """The fixed PDTB-sense -> relation mapping; any other sense is ``none``."""
+def gold_relation(sense: str, keyword: Optional[str] = None) -> str:
+    """The fixed PDTB-sense -> relation mapping; any other sense is ``none``. With ``keyword``,
+    by the keyword lists (:func:`~logicparse.taxonomy.by_keyword_lists`): a comparison sense,
+    Contrast or Concession, of a keyword listed as comparative is comparative."""
+    relation = NONE
     if sense in _SENSE_EXACT:
-        return _SENSE_EXACT[sense]
-    for prefix, relation in _SENSE_PREFIXES:
-        if sense.startswith(prefix):
-            return relation
-    return NONE
+        relation = _SENSE_EXACT[sense]
+    else:
+        for prefix, rel in _SENSE_PREFIXES:
+            if sense.startswith(prefix):
+                relation = rel
+                break
+    if keyword is None or relation == NONE:
+        return relation
+    return by_keyword_lists(keyword, relation) or NONE
+
+
+def relabel_by_lists(annotations: Sequence[Annotation]) -> tuple[list[Annotation], dict]:
+    """Labels of an older convention (contrast against concession read from the sentence) under
+    the keyword-list convention of docs/labelling.md: each label through
+    :func:`~logicparse.taxonomy.by_keyword_lists`, and ``not`` in ``not only …`` (``not just X
+    but Y``) none. Returns the annotations and the moves, ``{"keyword: old -> new": count}``."""
+    from dataclasses import replace
+
+    from .clauses import not_only
+    from .scoring import token_span
+
+    out, moves = [], {}
+    for a in annotations:
+        label = by_keyword_lists(a.keyword, None if a.label == NONE else a.label) or NONE
+        if a.keyword == "not" and label != NONE and not_only(a.text.split(" "), *token_span(a)):
+            label = NONE
+        if label != a.label:
+            key = f"{a.keyword}: {a.label} -> {label}"
+            moves[key] = moves.get(key, 0) + 1
+            a = replace(a, label=label)
+        out.append(a)
+    return out, moves
 
 
 @dataclass(frozen=True)
@@ -109,7 +139,7 @@ def gdtb_annotations(docs, keywords: Sequence[str], source: str, trees: bool = F
                 a = starts[s + m.start]
                 b = starts[s + m.end - 1] + len(doc.tokens[s + m.end - 1])
                 connective, sense = claimed.get((a, b), ("", ""))
-                label = gold_relation(sense) if connective == kw else NONE
+                label = gold_relation(sense, kw) if connective == kw else NONE
                 out.append(Annotation(kw, " ".join(tokens), a - offset, b - offset, label, source,
                                       doc.name, sense if connective == kw else "",
                                       tree if trees else ""))

@@ -13,7 +13,7 @@ import dataclasses
 import logging
 from typing import Optional, Sequence
 
-from ..taxonomy import keywords as taxonomy_keywords
+from ..taxonomy import by_keyword_lists, keywords as taxonomy_keywords
 from . import SenseDecision, SenseQuery
 from .rules import CONNECTIVE, UNDECIDED, decide
 
@@ -65,7 +65,10 @@ class KeywordDecisions:
                 out[i] = self._lexicon(q)
         if todo:
             for i, d in zip(todo, self.classifier.disambiguate([queries[i] for i in todo])):
-                out[i] = d
+                # a model trained on labels of an older convention (a concessive `but` as
+                # adversative) is read by the keyword lists: `but` gives comparative or none
+                relation = by_keyword_lists(queries[i].keyword, d.relation)
+                out[i] = d if relation == d.relation else dataclasses.replace(d, relation=relation)
         return out  # type: ignore[return-value]
 
     def _lexicon(self, q: SenseQuery) -> SenseDecision:

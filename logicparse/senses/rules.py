@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..trees import ParseTree
-from . import clauses
+from . import clauses, listed
 from .site import _AUX, _PUNCT_TAGS, _TIME_WORDS, _YEAR, CONNECTIVE, UNDECIDED, Site, base
 from .wordlists import (
     _QUESTION_TAKERS, _TIME_NOUNS, _BE, _NEG, _SAY_KNOW, _COMMENT_VERBS, _WH, _TIME_ADVERBS,
@@ -157,7 +157,7 @@ def _has_wh_sister(s: Site, parent: int) -> bool:
 
 def _if(s: Site):
     if s.prev == "even":
-        return "adversative"  # "even if": concession
+        return "conditional"  # "even if": a condition, concessive or not (docs/labelling.md)
     if s.next in ("any", "anything", "ever") and s.prev in ("few", "little", "rarely", "seldom", ","):
         return None  # "few if any", "rarely if ever"
     if s.prev == "what":
@@ -174,7 +174,7 @@ def _then(s: Site):
     if s.key_tag == "JJ" or (s.prev in ("the", "a") and s.tag(s.end).startswith(("NN", "JJ"))):
         return None  # "the then president"
     if s.next == "again":
-        return "comparative"  # "then again": on the other hand
+        return None  # "then again": on the other hand, no time (`then` is listed as temporal only)
     if "if" in s.words[:s.start]:
         return None  # "if ... then": the `if` carries the condition
     return UNDECIDED
@@ -206,7 +206,7 @@ def _as(s: Site):
     if s.next in ("a", "the") and s.word(s.end + 1) == "result":
         return "causal"  # "as the result of these programs" (as "as a result")
     if s.next == "opposed" and s.word(s.end + 1) == "to":
-        return "comparative"  # "as opposed to": = rather than
+        return None  # "as opposed to" = rather than: a contrast, which `as` is not listed for
     if (s.next in _AUX or s.tag(s.end) == "VBN" and s.next in _COMMENT_PARTICIPLES) \
             and s.tag(s.end + 1) not in _PUNCT_TAGS:
         # The clause's subject or object is the other argument's: "as are short skirts", "as has
@@ -248,7 +248,7 @@ def _as(s: Site):
             return "causal"
         return relation
     if s.tree.starts[s.tree.parents[node]] < s.start:
-        return "adversative"  # "great as our tax burden is": = though it is great
+        return None  # "great as our tax burden is" = though it is: a concession `as` is not listed for
     # "as we are not", "as our founders intended": what the clause leaves out is the other
     # argument's, so it says the two are alike (GDTB: Comparison.Similarity, Expansion.Manner).
     return "analogy"
@@ -289,15 +289,10 @@ def _while(s: Site):
 
 
 def _yet(s: Site):
-    if clauses.two_properties(s):
-        return "adversative"  # "simple yet delicious", "possible ( yet extremely unlikely )"
     if s.start > 0 and s.next in ("another", "more", "again") and s.word(s.end + 1) != "than":
         return None  # "yet another delay", "yet more": = still, no relation between clauses
     if s.prev in ("and", "but") or s.key_tag == "CC":
-        # "Yet millions still strain", "and yet people believe": the second holds despite the
-        # first. Two independent labelling passes over State of the Union sentences made 16 of 16
-        # such occurrences concessions; GDTB's train documents split them 6 / 6.
-        return "adversative"
+        return "comparative"  # "and yet people believe", "simple yet delicious": = but
     if s.prev in _NEG or (s.start > 0 and (not s.next or s.tag(s.end) in _PUNCT_TAGS)):
         return None  # "not yet", "have n't told you yet .": aspect, no relation
     return UNDECIDED
@@ -362,7 +357,7 @@ RULES: dict[str, Callable[[Site], object]] = {
     "while": _while, "yet": _yet, "so that": _that_pronoun, "now that": _that_pronoun,
     "no": _no, "after": _after, "just as": _just_as, "just like": _just_like, "in": _in,
     "but": clauses.but, "at the same time": _same_time, "as well as": _as_well_as,
-    "thereby": _thereby,
+    "thereby": _thereby, **listed.RULES,
 }
 
 

@@ -41,7 +41,7 @@ def decide_annotations(model, annotations: Sequence[Annotation],
     lexicon's first sense."""
     from .decide import query
 
-    kws = taxonomy_keywords()
+    kws = taxonomy_keywords(True)
     if model is None:
         return [SenseDecision(kws[a.keyword].senses[0], 1.0, "lexicon") for a in annotations]
     queries = []
@@ -74,7 +74,7 @@ def _rates(c: dict) -> dict:
 def score(annotations: Sequence[Annotation], decisions: Sequence[SenseDecision]) -> dict:
     """Accuracy, precision and recall overall and per keyword, with the lexicon baseline and the
     number of decisions each source made."""
-    kws = taxonomy_keywords()
+    kws = taxonomy_keywords(True)
     gold = [a.label for a in annotations]
     pred = [d.relation or NONE for d in decisions]
     lex = [kws[a.keyword].senses[0] for a in annotations]

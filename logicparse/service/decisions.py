@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..annotator import extends_lists
 from ..mapping import find_keywords
 from ..senses.rules import decide
 from ..tokens import Document
@@ -32,7 +33,7 @@ class NoneDecision:
     reason: str
 
 
-def decided_none(doc: Document, senses) -> list[NoneDecision]:
+def decided_none(doc: Document, senses, mapping: str = "default") -> list[NoneDecision]:
     """The keywords of ``doc`` decided ``none`` by ``senses`` (the Annotator's sense model; with
     None every keyword keeps its lexicon relation, so none is left out)."""
     if senses is None or doc.error is not None or not doc.parse:
@@ -43,7 +44,7 @@ def decided_none(doc: Document, senses) -> list[NoneDecision]:
     for s, ((a, b), bracketed) in enumerate(zip(doc.sentences, doc.parse)):
         tokens = doc.tokens[a:b]
         tree = None
-        for m in find_keywords(tokens):
+        for m in find_keywords(tokens, extends_lists(senses, mapping)):
             if (a + m.start, a + m.end) in kept:
                 continue
             if rules and tree is None:

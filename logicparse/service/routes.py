@@ -188,7 +188,8 @@ async def annotate(body: AnnotateRequest, settings: SettingsDep, annotator: Anno
     if body.decided_none:
         senses = getattr(annotator, "senses", None)
         # Reading every sentence's tree again takes a while for a long text: off the loop.
-        found = await asyncio.to_thread(lambda: [decided_none(d, senses) for d in docs])
+        mapping = getattr(annotator, "mapping", "default")
+        found = await asyncio.to_thread(lambda: [decided_none(d, senses, mapping) for d in docs])
         for record, nones in zip(records, found):
             record["decided_none"] = [asdict(n) for n in nones]
         # Past the response model, which is the Document record alone.
