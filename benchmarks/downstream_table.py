@@ -295,6 +295,7 @@ def main(argv=None) -> int:
     p.add_argument("--work", default="out/downstream", help="Each run's metrics.jsonl.")
     p.add_argument("--plot", default=None, help="PNG of dev accuracy per epoch (e.g. docs/downstream_conjnli.png).")
     p.add_argument("--report", action="store_true", help="Print the table from the results; run nothing.")
+    p.add_argument("--no-report", action="store_true", help="Run the missing cells; print no table.")
     args = p.parse_args(argv)
     results = Path(args.results or HERE / "results" / f"downstream_{args.task}.jsonl")
     try:
@@ -311,6 +312,8 @@ def main(argv=None) -> int:
             rows.append(row)
             print(f"  dev {row['dev_accuracy']:.4f} test {row['test_accuracy']:.4f} "
                   f"({row['seconds']:.0f} s)", file=sys.stderr, flush=True)
+        if args.no_report:
+            return 0
         summary = report(args, rows)
     except DataFormatError as e:
         print(f"error: {e}", file=sys.stderr)
