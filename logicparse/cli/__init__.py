@@ -11,6 +11,7 @@ from typer.core import TyperGroup
 
 from ..errors import LogicparseError
 from ..resources import offline_environment
+from ..terminal import SafeFormatter, safe
 
 offline_environment()
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -26,7 +27,7 @@ class _Commands(TyperGroup):
         except LogicparseError as e:
             if (ctx.obj or {}).get("verbose"):
                 raise
-            click.echo(f"error: {e}", err=True)
+            click.echo(f"error: {safe(e, lines=True)}", err=True)
             ctx.exit(2)
 
 
@@ -59,7 +60,9 @@ def _register() -> None:
 
 
 def main() -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(SafeFormatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=os.environ.get("LOGICPARSE_LOG", "WARNING").upper(),
-                        format="%(levelname)s %(name)s: %(message)s")
+                        handlers=[handler])
     _register()
     app()

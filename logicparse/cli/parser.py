@@ -10,6 +10,8 @@ from typing import List, Optional
 
 import typer
 
+from ..terminal import safe
+
 parser_app = typer.Typer(
     help="The constituency parser under Algorithm 1: benepar's ChartParser. Train it on "
     "treebanks, score it with EVALB conventions, export it.",
@@ -109,7 +111,7 @@ def eval_cmd(
     bar = _progress(range(len(sentences)), len(sentences), "parsing")
 
     def flat(s, e):  # a sentence the parser fails on alone scores as a flat tree
-        print(f"sentence failed: {e}", file=sys.stderr)
+        print(f"sentence failed: {safe(e, lines=True)}", file=sys.stderr)
         failed.append(s)
         return "(TOP " + " ".join(f"(X {w})" for w in s) + ")"
 

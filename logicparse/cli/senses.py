@@ -10,6 +10,7 @@ from typing import List, Optional
 import typer
 
 from ..resources import ANNOTATIONS_DIR, SENSE_KEYWORDS, sense_models_dir
+from ..terminal import safe
 
 DEFAULT_KEYWORDS = "since,as,while"  # the paper's three: what `eval` scores by default
 BUNDLED_KEYWORDS = ",".join(SENSE_KEYWORDS)  # what logicparse/models/senses/ holds
@@ -32,7 +33,7 @@ def _keywords(value: str) -> list[str]:
 
 
 def _say(msg: str) -> None:
-    typer.echo(msg, err=True)
+    typer.echo(safe(msg, lines=True), err=True)
 
 
 @senses_app.command("build-annotations")
