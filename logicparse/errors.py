@@ -205,6 +205,10 @@ class Errors(metaclass=_WithCodes):
     E320 = "The annotator could not annotate this document (alone, after its batch failed): {type}: {message}"
     E321 = ("A worker process died while annotating this document ({reason}); it was retried alone "
             "and died again.")
+    E322 = ("{path} changed while this run was reading it ({reason}). Its document is kept as a "
+            "row with this error rather than mixing two versions of the input: leave the input "
+            "unchanged (or restore it) and rerun the same command, which annotates such rows "
+            "again, or pass --overwrite to annotate the new version from the start.")
     E330 = ("Annotator.pipe got fewer ids than texts: text {index} has no id ({n} ids). Pass one id "
             "per text, or leave ids out (ids are then '0', '1', ...).")
     E331 = ("Annotator.pipe got more ids than texts ({n} texts). Pass one id per text, or leave ids "
@@ -338,5 +342,11 @@ class Errors(metaclass=_WithCodes):
     E530 = ("{where}: document {id!r} has no parse trees (or trees whose leaves are not its "
             "tokens), and the paper's labels are mapped on the annotation's own trees. Annotate "
             "the texts with `logicparse annotate` (it keeps the trees), or delete the cached shards.")
+    E532 = ("{path} gives no {split} examples{detail}: training or scoring on none would report "
+            "the figures of an untrained model. Check the file (a header alone?) and the options "
+            "that select examples (--limit, --train-size, --dev-size).")
+    E533 = ("The shards at {path} were annotated with {setting}={got!r}, not the {want!r} this run "
+            "asks for: their labels are another annotator's, so they are not read (texts they "
+            "alone hold are annotated again). To use them, train with --{setting} {got}.")
     E531 = ("Results file {path}, line {line}, is damaged ({reason}). It was not changed: mend or "
             "delete that line (each line is one finished run), then run the table again.")
