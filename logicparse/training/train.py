@@ -127,6 +127,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         if dev_size:
             splits["dev"] = carved
     splits = {s: exs[:cfg.limit] for s, exs in splits.items()}
+    T.check_splits(splits, files)
     logical = cfg.logic != "none"
     labels = None
     if logical:
