@@ -348,5 +348,11 @@ class Errors(metaclass=_WithCodes):
     E533 = ("The shards at {path} were annotated with {setting}={got!r}, not the {want!r} this run "
             "asks for: their labels are another annotator's, so they are not read (texts they "
             "alone hold are annotated again). To use them, train with --{setting} {got}.")
+    E534 = ("{where}: document {id!r}, token {index} ({token!r}) has character offsets [{start}, "
+            "{end}) that are {what} its text of {n} characters: every token needs 0 <= start <= "
+            "end <= len(text), or its labels land on no subword. Annotate the text again "
+            "(Annotator.pipe) rather than editing offsets.")
+    E535 = ("{where}: document {id!r} has {field} {what}; it must be {want}. Pass a Document (or "
+            "its dict, or its JSON) as Annotator.pipe or `logicparse annotate` makes it.")
     E531 = ("Results file {path}, line {line}, is damaged ({reason}). It was not changed: mend or "
             "delete that line (each line is one finished run), then run the table again.")

@@ -22,7 +22,7 @@ import torch
 
 from ..errors import DataFormatError, Errors, OptionError
 from ..tokens import ARROW_SCHEMA, Document
-from .aligner import DocLike, LogicAligner, as_document, document_text
+from .aligner import DocLike, LogicAligner, as_document, check_document, document_text
 
 DOC_SUFFIX = "_doc"
 
@@ -132,9 +132,7 @@ class LogicDataCollator:
         if doc is None:
             raise DataFormatError(Errors.E525.format(
                 where=where, field=field, doc_field=doc_field, keys=", ".join(map(str, row)) or "none"))
-        if isinstance(doc, str):
-            doc = json.loads(doc)
-        doc = as_document(doc)
+        doc = self._parse(doc, where, field)
         if doc.error:
             raise DataFormatError(Errors.E526.format(where=where, field=field, reason=doc.error))
         if isinstance(text, str) and text != document_text(doc):
@@ -142,6 +140,26 @@ class LogicDataCollator:
                 where=where, field=field, reason=f"its text {document_text(doc)[:60]!r} is not "
                 f"the row's {text[:60]!r}: its character offsets would point at the wrong words"))
         return doc
+
+    @staticmethod
+    def _parse(doc, where: str, field: str) -> Document:
+        """A Document from what the row holds (a Document, its dict or its JSON), checked."""
+        def bad(reason: str):
+            return DataFormatError(Errors.E526.format(where=where, field=field, reason=reason))
+
+        if isinstance(doc, (str, bytes)):
+            try:
+                doc = json.loads(doc)
+            except ValueError as e:
+                raise bad(f"it is a string that is not a Document's JSON ({e}): "
+                          f"{doc[:40]!r}") from None
+        if not isinstance(doc, (Document, Mapping)):
+            raise bad(f"it is of type {type(doc).__name__}, not a Document, its dict or its JSON")
+        try:
+            doc = as_document(doc if isinstance(doc, Document) else dict(doc))
+        except (TypeError, ValueError) as e:
+            raise bad(f"it is not a Document record ({e})") from None
+        return check_document(doc, where)
 
     def _labels(self, rows: Sequence[Mapping[str, Any]]) -> Optional[torch.Tensor]:
         if self.label_field is None:
