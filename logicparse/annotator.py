@@ -204,9 +204,10 @@ class Annotator:
     def __init__(self, parser="default", senses="default", device: str = "cpu",
                  spacy_model: Optional[str] = None, mapping: str = DEFAULT_MAPPING):
         from .parser import check_parser, load_parser
-        from .resources import senses_spec
+        from .resources import check_device, senses_spec
 
         self.mapping = check_mapping(mapping)
+        check_device(device)
         # Both values are checked before either model loads: a typo costs no loading time.
         if not hasattr(senses, "disambiguate"):
             senses = senses_spec(senses)

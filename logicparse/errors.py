@@ -91,6 +91,9 @@ class Errors(metaclass=_WithCodes):
     E022 = ("Sense disambiguation gave relation {relation!r} for keyword {keyword!r}; expected one "
             "of the relations {opts} or None.")
     E023 = "Unknown mapping {name!r}. Mappings: {opts} ('paper' is Algorithm 1 exactly)."
+    E024 = ("Device {device!r} {reason}. Choose 'cpu', or 'cuda' / 'cuda:N' on a machine whose "
+            "torch sees a GPU (torch {torch} here; check with python -c \"import torch; "
+            "print(torch.cuda.is_available())\").")
     E030 = "GDTB directory {path} lacks {missing}. Expected raw/, gold/, const/ and SPLITS.json."
     E031 = "GDTB gold file {path}, line {line}: {reason}."
     E032 = "Unknown split {split!r} in {path}. Splits: {opts}."

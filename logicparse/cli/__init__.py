@@ -31,7 +31,10 @@ class _Commands(TyperGroup):
             ctx.exit(2)
 
 
+# Plain click help (rich_markup_mode=None): texts wrap whole at any width, never cut with "…",
+# and flags show no value type (rich help printed them as <bool>, inviting `--resume true`).
 app = typer.Typer(
+    rich_markup_mode=None,
     cls=_Commands,
     name="logicparse",
     help="Find the logical structure of English text (Logical Transformers, Wang et al. 2023): "
@@ -41,10 +44,20 @@ app = typer.Typer(
     add_completion=False,
 )
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"logicparse {version('logicparse')}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _options(ctx: typer.Context,
              verbose: bool = typer.Option(False, "--verbose", "-v",
-                                          help="Show the full traceback of an error.")) -> None:
+                                          help="Show the full traceback of an error."),
+             version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                          help="Print the installed version and exit.")) -> None:
     ctx.obj = {"verbose": verbose}
 
 

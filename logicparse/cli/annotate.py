@@ -30,7 +30,7 @@ def annotate(
                                "model name such as benepar_en3, or a model directory."),
     senses: str = typer.Option("default", "--senses", help="Keyword decisions: 'default' (tree "
                                "rules + bundled sense classifiers), 'rules' (no encoder), 'mpnet' "
-                               "(logicparse\\[mpnet]), a directory, or 'none' for each keyword's "
+                               "(logicparse[mpnet]), a directory, or 'none' for each keyword's "
                                "lexicon relation (the paper's literal behaviour; faster)."),
     mapping: str = typer.Option("default", "--mapping", help="α/β mapping: 'default' (widened to "
                                 "the arguments measured better on GDTB) or 'paper' (Algorithm 1 "

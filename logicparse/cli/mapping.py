@@ -12,7 +12,7 @@ import typer
 from ..terminal import safe
 
 mapping_app = typer.Typer(help="Evaluate the α/β mapping against GDTB's annotated arguments.",
-                          no_args_is_help=True)
+                          no_args_is_help=True, rich_markup_mode=None)
 
 
 @mapping_app.command("eval")

@@ -13,6 +13,7 @@ import typer
 from ..terminal import safe
 
 parser_app = typer.Typer(
+    rich_markup_mode=None,
     help="The constituency parser under Algorithm 1: benepar's ChartParser. Train it on "
     "treebanks, score it with EVALB conventions, export it.",
     no_args_is_help=True,
@@ -44,7 +45,7 @@ def _parse_overrides(values: List[str]) -> dict:
 @parser_app.command("train")
 def train_cmd(
     config: Path = typer.Option(Path("configs/parser.toml"), "--config", "-c",
-                                help="TOML config: \\[model] benepar hyperparameters, \\[train] data "
+                                help="TOML config: [model] benepar hyperparameters, [train] data "
                                 "paths, seed, schedule."),
     out: Path = typer.Option(Path("runs/parser"), "--out", "-o",
                              help="Run directory: log, checkpoint.pt, model/ (best so far)."),

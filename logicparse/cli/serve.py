@@ -64,6 +64,9 @@ def serve(
         problems = "; ".join(f"--{'-'.join(str(x) for x in err['loc']).replace('_', '-')} "
                              f"{err['input']!r}: {err['msg']}" for err in e.errors())
         raise LogicparseError(Errors.E422.format(problems=problems)) from None
+    from logicparse.resources import check_device
+
+    check_device(settings.device)  # a bad device is named now, not blamed on the models later
     # Worker processes build their app from the environment: hand them the merged settings.
     os.environ.update(settings.to_env())
     from logicparse.terminal import safe

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 shards_app = typer.Typer(help="Inspect a shard directory written by `logicparse annotate`.",
-                         no_args_is_help=True)
+                         no_args_is_help=True, rich_markup_mode=None)
 
 
 @shards_app.command("stats")

@@ -61,11 +61,15 @@ def build_parser(model_cfg: dict, train_trees: list, pretrained: bool = True):
             train_trees)
     hp["pretrained_model"] = encoder_path(hp["pretrained_model"])
     hparams = nkutil.HParams(**hp)
+    from .loading import quiet_pad_advice
+
     if pretrained:
-        return parse_chart.ChartParser(tag_vocab, label_vocab, None, hparams)
-    # Random encoder weights from the config alone (tests, or weights loaded afterwards).
-    return parse_chart.ChartParser(tag_vocab, label_vocab, None, hparams,
-                                   pretrained_model_path=hp["pretrained_model"])
+        parser = parse_chart.ChartParser(tag_vocab, label_vocab, None, hparams)
+    else:  # random encoder weights from the config alone (tests, or weights loaded afterwards)
+        parser = parse_chart.ChartParser(tag_vocab, label_vocab, None, hparams,
+                                         pretrained_model_path=hp["pretrained_model"])
+    quiet_pad_advice(parser)
+    return parser
 
 
 def bucketed_order(examples: list, batch_size: int, window: int) -> list[int]:
