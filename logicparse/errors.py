@@ -94,6 +94,12 @@ class Errors(metaclass=_WithCodes):
     E024 = ("Device {device!r} {reason}. Choose 'cpu', or 'cuda' / 'cuda:N' on a machine whose "
             "torch sees a GPU (torch {torch} here; check with python -c \"import torch; "
             "print(torch.cuda.is_available())\").")
+    E025 = ("annotate_trees() got a list of {n} lists: it annotates one document, whose sentence "
+            "trees are one list of strings, and returns one Document. For several documents call "
+            "it once each: [annotate_trees(trees) for trees in documents].")
+    W024 = ("Text that does not look like English was annotated (under 12% of its words are common "
+            "English function words). logicparse finds English keywords with an English parser, "
+            "so such text gets few or no relations: translate it first, or leave it out.")
     E030 = "GDTB directory {path} lacks {missing}. Expected raw/, gold/, const/ and SPLITS.json."
     E031 = "GDTB gold file {path}, line {line}: {reason}."
     E032 = "Unknown split {split!r} in {path}. Splits: {opts}."

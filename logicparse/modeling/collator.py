@@ -66,8 +66,32 @@ def annotate_dataset(dataset, annotator, fields: Sequence[str], suffix: str = DO
                                                                      batch_size=batch_size)]
                 for field in fields}
 
+    key = _annotator_key(annotator)
+    if key is not None and "new_fingerprint" not in map_kwargs and \
+            getattr(dataset, "_fingerprint", None):
+        # datasets cannot hash a closure over loaded models (it would use a random fingerprint
+        # and never reuse its cache): the result is named by what decides it instead.
+        from datasets.fingerprint import Hasher
+
+        from .. import __version__
+
+        map_kwargs["new_fingerprint"] = Hasher.hash(
+            [dataset._fingerprint, "logicparse.annotate_dataset", __version__, list(fields),
+             suffix, key])
     return dataset.map(annotate, batched=True, batch_size=batch_size,
                        features=datasets.Features(features), **map_kwargs)
+
+
+def _annotator_key(annotator) -> Optional[tuple]:
+    """What decides an annotator's Documents (its class, parser, senses and mapping), or None
+    for an object that does not say (it then gets datasets' own fingerprint)."""
+    parser = getattr(getattr(annotator, "parser", None), "name", None)
+    if parser is None:
+        return None
+    senses = getattr(annotator, "senses", None)
+    return (type(annotator).__qualname__, str(parser),
+            None if senses is None else str(getattr(senses, "name", type(senses).__qualname__)),
+            str(getattr(annotator, "mapping", "")))
 
 
 def documents_by_text(path) -> dict[str, Document]:
