@@ -48,10 +48,10 @@ def shares(tokens: Iterable[str]) -> tuple[float, float, int]:
 
 
 def warn_if_not_english(items: Sequence[tuple]) -> None:
-    """One warning when a document of ``items`` ((id, text, sentences of (tokens, ...))) does not
+    """One warning when a document of ``items`` ((id, text, Sentences)) does not
     look like English."""
     for _, _, sentences in items:
-        english, other, n = shares(t for sent in sentences for t in sent[0])
+        english, other, n = shares(t for sent in sentences for t in sent.tokens)
         if n >= MIN_WORDS and english < MIN_SHARE <= other:
             warnings.warn(Errors.W024, NotEnglishWarning, stacklevel=3)
             return
