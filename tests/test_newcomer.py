@@ -34,6 +34,8 @@ def test_a_bad_device_is_named_before_any_output(tmp_path, device):
         logicparse.Annotator(parser="default", senses=None, device=device)
     res = cli("serve", "--device", device)
     assert res.exit_code == 2 and "[E024]" in res.output and "--parser" not in res.output
+    res = cli("train", "--task", "conjnli", "--device", device, "--out", tmp_path / "t")
+    assert res.exit_code == 2 and "[E024]" in res.output and not (tmp_path / "t").exists()
 
 
 def test_a_manifest_without_shards_does_not_block_the_corrected_rerun(tmp_path):
