@@ -136,3 +136,11 @@ def test_annotate_trees_takes_one_document():
         logicparse.annotate_trees([[TREE], [TREE]])
     assert err.value.code == "E025" and "once each" in str(err.value)
     assert json.loads(json.dumps(doc.to_dict()))["tokens"][:2] == ["We", "left"]
+
+
+def test_a_one_label_confusion_matrix_draws_no_warning():
+    from logicparse.senses.train import _confusion
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _confusion(["cause", "cause"], ["cause", "cause"], ["cause"]) == [[2]]
