@@ -26,6 +26,7 @@ from typing import Optional
 import numpy as np
 import torch
 
+from ..checkpoints import load_checkpoint, save_checkpoint as write_checkpoint
 from ..errors import DataFormatError, Errors, ModelLoadError
 from . import labels as L
 from . import tasks as T
@@ -126,6 +127,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         if dev_size:
             splits["dev"] = carved
     splits = {s: exs[:cfg.limit] for s, exs in splits.items()}
+    T.check_splits(splits, files)
     logical = cfg.logic != "none"
     labels = None
     if logical:
@@ -228,11 +230,16 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     step, epoch, micro_done, best, curve, step_time = 0, 0, 0, None, [], 0.0
     best_state = None  # the best dev weights, in memory when nothing goes to disk
     if cfg.resume and os.path.exists(ckpt_path):
-        ckpt = torch.load(ckpt_path, map_location=device, weights_only=False)
+        ckpt = load_checkpoint(
+            ckpt_path, ("config", "model", "optimizer", "scheduler", "step", "epoch", "micro",
+                        "best", "rng"),
+            lambda reason: DataFormatError(Errors.E523.format(path=ckpt_path, reason=reason)),
+            map_location=device)
         for key in ("task", "logic", "k", "n_logic", "projection"):
-            if ckpt["config"][key] != getattr(cfg, key):
+            trained = dict(ckpt["config"]).get(key) if isinstance(ckpt["config"], dict) else None
+            if trained != getattr(cfg, key):
                 raise DataFormatError(Errors.E523.format(
-                    path=ckpt_path, reason=f"it was trained with {key}={ckpt['config'][key]!r}"))
+                    path=ckpt_path, reason=f"it was trained with {key}={trained!r}"))
         model.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         scheduler.load_state_dict(ckpt["scheduler"])
@@ -244,12 +251,11 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     def save_checkpoint(micro: int) -> None:
         if not cfg.checkpoint:
             return
-        tmp = ckpt_path + ".tmp"
-        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                    "scheduler": scheduler.state_dict(), "step": step, "epoch": epoch,
-                    "micro": micro, "best": best, "curve": curve, "step_time": step_time,
-                    "config": asdict(cfg), "rng": {"torch": torch.get_rng_state()}}, tmp)
-        os.replace(tmp, ckpt_path)
+        write_checkpoint({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                          "scheduler": scheduler.state_dict(), "step": step, "epoch": epoch,
+                          "micro": micro, "best": best, "curve": curve, "step_time": step_time,
+                          "config": asdict(cfg), "rng": {"torch": torch.get_rng_state()}},
+                        ckpt_path)
 
     # ---- evaluation: accuracy (and each answer), or loss + ROUGE-1/2/L/Lsum of summaries ------
     classify = task.kind != T.SEQ2SEQ
