@@ -34,6 +34,8 @@ does what a hostile or careless user would, and checks what the service or the r
 14. two runs on one --out: the second refused naming the first's pid; a dead run's lock taken;
 15. headers of 77 MB and 8 x 29 MB (431), a WebSocket upgrade, a valid request pipelined with a
     malformed one: `{detail, code}` each, the valid answer kept.
+19-23. received files and changed inputs (checkpoints that run code, control characters in ids
+    and text, inputs changed mid-run, bad training files, bad Documents): robustness_received.py.
 
 Cases 1 and 8 are timings: run them under the machine lock. Every run a case starts is bounded
 (a time limit, and for batch runs an RSS cap of 2 GB on the main process), so that each case
@@ -65,6 +67,7 @@ import httpx
 from robustness_common import CORPUS, RESULTS, SENTENCE, annotate, check, corpus_jsonl, serve
 from robustness_batch import (case_bad_values, case_damaged_manifest, case_huge_file, case_lock,
                               case_pipe, case_schema_first, case_special_files)
+from robustness_received import CASES as RECEIVED
 from robustness_service import case_protocol, case_starvation
 from service_load import rss_mb  # this folder is on sys.path when run as a script
 
@@ -366,7 +369,7 @@ CASES = {1: case_pathological, 2: case_slow_clients, 3: case_corrupted_shard,
          4: case_bad_records, 5: case_tracebacks, 6: case_pipe, 7: case_smaller,
          8: case_starvation, 9: case_special_files, 10: case_huge_file, 11: case_bad_values,
          12: case_schema_first, 13: case_damaged_manifest, 14: case_lock,
-         15: case_protocol}
+         15: case_protocol, **RECEIVED}
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ from typing import Generator, Iterable, Iterator, Optional, Sequence, Union
 
 from .edges import tidy_arguments
 from .errors import Errors, InputTextError, LogicparseError, TreeFormatError
+from .language import warn_if_not_english
 from .mapping import DEFAULT_MAPPING, Match, check_mapping, find_keywords, layer_labels, map_keyword
 from .ptb import split_trees
 from .retry import drain, one_by_one_steps
@@ -171,6 +172,8 @@ def _tree_sentences(trees: Union[str, Sequence[str]]) -> list[Sentence]:
         trees = list(split_trees(trees))
     elif not isinstance(trees, (list, tuple)):
         raise TreeFormatError(Errors.E013.format(type=type(trees).__name__))
+    if any(isinstance(s, (list, tuple)) for s in trees):
+        raise TreeFormatError(Errors.E025.format(n=len(trees)))
     sentences, pos = [], 0
     for s in trees:
         tree = read_tree(s)
@@ -211,9 +214,10 @@ class Annotator:
     def __init__(self, parser="default", senses="default", device: str = "cpu",
                  spacy_model: Optional[str] = None, mapping: str = DEFAULT_MAPPING):
         from .parser import check_parser, load_parser
-        from .resources import senses_spec
+        from .resources import check_device, senses_spec
 
         self.mapping = check_mapping(mapping)
+        check_device(device)
         # Both values are checked before either model loads: a typo costs no loading time.
         if not hasattr(senses, "disambiguate"):
             senses = senses_spec(senses)
@@ -341,6 +345,7 @@ class Annotator:
                 sentences.append(Sentence(toks, starts, ends, strip_wrappers(tree), tree.to_string()))
             out.append((doc_id, text, sentences))
         yield
+        warn_if_not_english(out)
         return build_documents(out, self.senses, self.mapping)
 
     @property

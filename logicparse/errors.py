@@ -91,6 +91,15 @@ class Errors(metaclass=_WithCodes):
     E022 = ("Sense disambiguation gave relation {relation!r} for keyword {keyword!r}; expected one "
             "of the relations {opts} or None.")
     E023 = "Unknown mapping {name!r}. Mappings: {opts} ('paper' is Algorithm 1 exactly)."
+    E024 = ("Device {device!r} {reason}. Choose 'cpu', or 'cuda' / 'cuda:N' on a machine whose "
+            "torch sees a GPU (torch {torch} here; check with python -c \"import torch; "
+            "print(torch.cuda.is_available())\").")
+    E025 = ("annotate_trees() got a list of {n} lists: it annotates one document, whose sentence "
+            "trees are one list of strings, and returns one Document. For several documents call "
+            "it once each: [annotate_trees(trees) for trees in documents].")
+    W024 = ("Text that does not look like English was annotated (under 12% of its words are common "
+            "English function words). logicparse finds English keywords with an English parser, "
+            "so such text gets few or no relations: translate it first, or leave it out.")
     E030 = "GDTB directory {path} lacks {missing}. Expected raw/, gold/, const/ and SPLITS.json."
     E031 = "GDTB gold file {path}, line {line}: {reason}."
     E032 = "Unknown split {split!r} in {path}. Splits: {opts}."
@@ -205,6 +214,10 @@ class Errors(metaclass=_WithCodes):
     E320 = "The annotator could not annotate this document (alone, after its batch failed): {type}: {message}"
     E321 = ("A worker process died while annotating this document ({reason}); it was retried alone "
             "and died again.")
+    E322 = ("{path} changed while this run was reading it ({reason}). Its document is kept as a "
+            "row with this error rather than mixing two versions of the input: leave the input "
+            "unchanged (or restore it) and rerun the same command, which annotates such rows "
+            "again, or pass --overwrite to annotate the new version from the start.")
     E330 = ("Annotator.pipe got fewer ids than texts: text {index} has no id ({n} ids). Pass one id "
             "per text, or leave ids out (ids are then '0', '1', ...).")
     E331 = ("Annotator.pipe got more ids than texts ({n} texts). Pass one id per text, or leave ids "
@@ -338,5 +351,17 @@ class Errors(metaclass=_WithCodes):
     E530 = ("{where}: document {id!r} has no parse trees (or trees whose leaves are not its "
             "tokens), and the paper's labels are mapped on the annotation's own trees. Annotate "
             "the texts with `logicparse annotate` (it keeps the trees), or delete the cached shards.")
+    E532 = ("{path} gives no {split} examples{detail}: training or scoring on none would report "
+            "the figures of an untrained model. Check the file (a header alone?) and the options "
+            "that select examples (--limit, --train-size, --dev-size).")
+    E533 = ("The shards at {path} were annotated with {setting}={got!r}, not the {want!r} this run "
+            "asks for: their labels are another annotator's, so they are not read (texts they "
+            "alone hold are annotated again). To use them, train with --{setting} {got}.")
+    E534 = ("{where}: document {id!r}, token {index} ({token!r}) has character offsets [{start}, "
+            "{end}) that are {what} its text of {n} characters: every token needs 0 <= start <= "
+            "end <= len(text), or its labels land on no subword. Annotate the text again "
+            "(Annotator.pipe) rather than editing offsets.")
+    E535 = ("{where}: document {id!r} has {field} {what}; it must be {want}. Pass a Document (or "
+            "its dict, or its JSON) as Annotator.pipe or `logicparse annotate` makes it.")
     E531 = ("Results file {path}, line {line}, is damaged ({reason}). It was not changed: mend or "
             "delete that line (each line is one finished run), then run the table again.")

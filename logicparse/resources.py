@@ -131,3 +131,34 @@ def did_you_mean(value, choices) -> str:
 
     close = difflib.get_close_matches(str(value).strip().lower(), choices, n=1, cutoff=0.6)
     return f" Did you mean {close[0]!r}?" if close else ""
+
+
+def check_device(device) -> str:
+    """``device`` if torch can run on it here; otherwise E024 now, before any model loads or any
+    output is written (a typo such as 'cpux', or 'cuda' with a CPU build of torch)."""
+    import torch
+
+    from .errors import Errors, OptionError
+
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise OptionError(Errors.E024.format(device=device, reason="is not a torch device name",
+                                             torch=torch.__version__)) from None
+    if parsed.type == "cuda" and not torch.cuda.is_available():
+        raise OptionError(Errors.E024.format(
+            device=device, reason="needs a GPU, and this torch build sees none"
+            + (" (a CPU-only build)" if torch.version.cuda is None else ""),
+            torch=torch.__version__))
+    if parsed.type == "cuda" and parsed.index is not None and \
+            parsed.index >= torch.cuda.device_count():
+        raise OptionError(Errors.E024.format(
+            device=device, reason=f"names GPU {parsed.index}, and torch sees "
+            f"{torch.cuda.device_count()}", torch=torch.__version__))
+    if parsed.type not in ("cpu", "cuda", "mps"):
+        raise OptionError(Errors.E024.format(device=device, reason="is not a device logicparse "
+                                             "runs on", torch=torch.__version__))
+    if parsed.type == "mps" and not torch.backends.mps.is_available():
+        raise OptionError(Errors.E024.format(device=device, reason="needs Apple's MPS, which "
+                                             "this machine lacks", torch=torch.__version__))
+    return device

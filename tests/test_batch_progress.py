@@ -38,3 +38,20 @@ def test_rich_bar_on_a_terminal():
 def test_choice_of_view():
     assert type(make_progress(quiet=True)) is Progress
     assert isinstance(make_progress(stream=io.StringIO()), PlainProgress)
+
+
+def test_plain_lines_keep_coming_while_the_models_load():
+    """No document finishes while the workers load their models: a line still comes every
+    interval, saying so (the docs promise one every 10 s)."""
+    import time
+
+    buf = io.StringIO()
+    p = PlainProgress(buf, interval=0.05)
+    p.start(10)
+    deadline = time.monotonic() + 10
+    while len(buf.getvalue().splitlines()) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    p.close()
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == "annotate: loading models…"
+    assert len(lines) >= 3 and all(l.startswith("annotate: loading models… (") for l in lines[1:3])

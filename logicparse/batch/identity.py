@@ -11,13 +11,15 @@ from pathlib import Path
 from typing import Optional
 
 from ..tokens import SCHEMA_VERSION
+from .changes import stat_pair
 from .inputs import InputSpec
 from .records import escape_id
 
 
-def identity(specs: list[InputSpec], settings: dict) -> dict:
+def identity(specs: list[InputSpec], settings: dict, stats: Optional[dict] = None) -> dict:
     """What the fingerprint is made of, kept in the manifest so that a refused rerun can say
-    what changed: each input file's size and modification time, and the settings."""
+    what changed: each input file's size and modification time (``stats``, from
+    changes.file_stats, or read now), and the settings."""
     inputs = []
     for s in specs:
         if s.kind == "stdin":
@@ -26,19 +28,12 @@ def identity(specs: list[InputSpec], settings: dict) -> dict:
         root = Path(s.path)
         files = {}
         for f in (s.files if s.kind == "dir" else [root]):
-            st = _stat(f)
+            st = stats[str(f)] if stats is not None else stat_pair(f)
             name = f.relative_to(root).as_posix() if s.kind == "dir" else f.name
-            files[escape_id(name, name=True)] = [st.st_size, st.st_mtime_ns] if st else None
+            files[escape_id(name, name=True)] = list(st) if st else None
         inputs.append({"path": escape_id(str(root.resolve()), name=True), "kind": s.kind,
                        "files": files})
     return {"inputs": inputs, "settings": settings}
-
-
-def _stat(f: Path):
-    try:
-        return f.stat()
-    except OSError:  # a symlink loop or a dangling link: read as a row with its error
-        return None
 
 
 def describe_change(before: Optional[dict], now: Optional[dict]) -> str:
@@ -94,7 +89,7 @@ def _flat(d: dict, prefix: str = "") -> dict:
     return out
 
 
-def fingerprint(specs: list[InputSpec], settings: dict) -> str:
+def fingerprint(specs: list[InputSpec], settings: dict, stats: Optional[dict] = None) -> str:
     """Identifies what the shards will contain: the inputs (paths, sizes, modification times)
     and the settings that change rows. Execution settings (workers, engine) are left out, so a
     run may be resumed with other ones."""
@@ -106,8 +101,8 @@ def fingerprint(specs: list[InputSpec], settings: dict) -> str:
         files = s.files if s.kind == "dir" else [Path(s.path)]
         h = hashlib.sha256()
         for f in files:
-            st = _stat(f)
-            size, mtime = (st.st_size, st.st_mtime_ns) if st else (-1, -1)
+            st = stats[str(f)] if stats is not None else stat_pair(f)
+            size, mtime = st if st else (-1, -1)
             # bytes, not text: a file name need not be UTF-8
             h.update(os.fsencode(f) + f"\0{size}\0{mtime}\n".encode())
         ident.append([escape_id(str(Path(s.path).resolve()), name=True), s.kind, h.hexdigest()])

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator, Optional
 
 from ..errors import DataFormatError, Errors
-from . import records
+from . import changes, records
 
 TEXT_SUFFIXES = (".txt",)
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -181,26 +181,33 @@ def count_documents(specs: list[InputSpec], opts: ReadOptions) -> Optional[int]:
     return total
 
 
-def read_documents(specs: list[InputSpec], opts: ReadOptions,
-                   stdin: Optional[BinaryIO] = None) -> Iterator[tuple[InputSpec, InputDoc]]:
-    """Every document of every input, in order, with the input it came from."""
+def read_documents(specs: list[InputSpec], opts: ReadOptions, stdin: Optional[BinaryIO] = None,
+                   stats: Optional[dict] = None) -> Iterator[tuple[InputSpec, InputDoc]]:
+    """Every document of every input, in order, with the input it came from. ``stats``: each
+    file's (size, mtime) when the run started (changes.file_stats); a document read from a file
+    that differs from it since is a row with an E322 error."""
     for spec in specs:
-        for doc in _read_one(spec, opts, stdin):
+        for doc in _read_one(spec, opts, stdin, stats):
             yield spec, doc
 
 
-def _read_one(spec: InputSpec, opts: ReadOptions, stdin: Optional[BinaryIO]) -> Iterator[InputDoc]:
+def _read_one(spec: InputSpec, opts: ReadOptions, stdin: Optional[BinaryIO],
+              stats: Optional[dict] = None) -> Iterator[InputDoc]:
     if spec.kind == "txt":
         path = Path(spec.path)
-        yield _file_doc(file_id(path.name), path, opts)
+        yield _file_doc(file_id(path.name), path, opts, stats)
     elif spec.kind == "dir":
         root = Path(spec.path)
         for f in spec.files:
-            yield _file_doc(file_id(f.relative_to(root).as_posix()), f, opts)
+            yield _file_doc(file_id(f.relative_to(root).as_posix()), f, opts, stats)
     elif spec.kind in ("jsonl", "parquet", "arrow"):
         n = 0
+        docs = _read_records(spec, opts)
+        if stats is not None:
+            docs = changes.watch_records(docs, Path(spec.path), stats.get(str(Path(spec.path))),
+                                         file_id(Path(spec.path).stem))
         try:
-            for doc in _read_records(spec, opts):
+            for doc in docs:
                 n += 1
                 yield doc
         except (OSError, _NotRegular) as e:
@@ -282,16 +289,23 @@ def _byte_limit(opts: ReadOptions) -> int:
     return 4 * opts.max_chars + 4
 
 
-def _file_doc(doc_id: str, path: Path, opts: ReadOptions) -> InputDoc:
+def _file_doc(doc_id: str, path: Path, opts: ReadOptions, stats: Optional[dict] = None) -> InputDoc:
     limit = _byte_limit(opts)
     try:
         with _open_regular(path) as f:
             data = f.read(limit + 1)
+            st = os.fstat(f.fileno())  # after the read: any write before or during it shows
     except _NotRegular as e:
         return InputDoc(doc_id, None, error=Errors.E339.format(path=_shown(path), what=e.what))
     except OSError as e:
         return _unreadable(doc_id, _shown(path), e)
-    return _text_doc(doc_id, data, opts, truncated=len(data) > limit)
+    doc = _text_doc(doc_id, data, opts, truncated=len(data) > limit)
+    if stats is not None:
+        reason = changes.difference(stats.get(str(path)), (st.st_size, st.st_mtime_ns),
+                                    len(data) if len(data) <= limit else None)
+        if reason:
+            return changes.mark(doc, path, reason)
+    return doc
 
 
 def _shown(path) -> str:

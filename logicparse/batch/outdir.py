@@ -97,6 +97,11 @@ def prepare(out: Path, fingerprint: str, overwrite: bool,
     if previous.get("format") != sh.FORMAT:
         raise DataFormatError(Errors.E311.format(path=out))
     if previous.get("fingerprint") != fingerprint:
+        if not ours and not previous.get("shards"):
+            # A run that stopped before its first shard (a model that failed to load) left
+            # nothing a new run could mix with: start afresh.
+            (out / sh.MANIFEST).unlink(missing_ok=True)
+            return None
         try:
             reason = describe_change(previous.get("identity"), identity)
         except (AttributeError, KeyError, TypeError, ValueError):  # an identity edited by hand

@@ -4,6 +4,7 @@ every ``interval`` seconds otherwise (logs, CI), nothing with ``--quiet``."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import Optional, TextIO
 
@@ -54,12 +55,24 @@ class PlainProgress(Progress):
         self.interval = interval
         self._last = 0.0
         self._printed = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker: Optional[threading.Thread] = None
 
     def start(self, total):
         super().start(total)
         self._last = time.perf_counter()
         # The workers load the parser and sense models first: seconds with nothing else to show.
         print(f"annotate: {LOADING}", file=self.stream, flush=True)
+        # A line every interval even while no document finishes (models loading, a long chunk).
+        if self.interval > 0:
+            self._ticker = threading.Thread(target=self._tick, name="progress", daemon=True)
+            self._ticker.start()
+
+    def _tick(self):
+        while not self._stop.wait(self.interval / 4):
+            if time.perf_counter() - self._last >= self.interval:
+                self._print()
 
     def advance(self, docs, sentences, failed):
         super().advance(docs, sentences, failed)
@@ -67,11 +80,22 @@ class PlainProgress(Progress):
             self._print()
 
     def close(self):
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
         if self._printed != (self.docs, self.skipped):
             self._print()
 
     def _print(self):
+        with self._lock:
+            self._print_locked()
+
+    def _print_locked(self):
         self._last = time.perf_counter()
+        if not self.docs and not self.skipped:
+            print(f"annotate: {LOADING} ({self._last - self.t0:.0f} s)", file=self.stream,
+                  flush=True)
+            return
         self._printed = (self.docs, self.skipped)
         dps, sps, eta = self.rates()
         done = self.docs + self.skipped

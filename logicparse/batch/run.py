@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 from ..errors import DataFormatError, Errors, LogicparseError
 from . import manifest as mf
 from . import shards as sh
+from .changes import file_stats, holds_changed_rows
 from .identity import fingerprint as input_fingerprint
 from .identity import identity as input_identity
 from .inputs import InputSpec, ReadOptions, count_documents, read_documents, resolve_inputs
@@ -81,22 +82,24 @@ def annotate_corpus(inputs: list[str], out, config: Optional[RunConfig] = None,
     config.check()
     specs = resolve_inputs(inputs)
     out = Path(out)
-    identity = input_identity(specs, config.content_settings())
-    fingerprint = input_fingerprint(specs, config.content_settings())
+    stats = file_stats(specs)  # one look at the inputs: what the run reads is checked against it
+    identity = input_identity(specs, config.content_settings(), stats)
+    fingerprint = input_fingerprint(specs, config.content_settings(), stats)
     total = count_documents(specs, config.read)  # refuses bad schemas: before --out is touched
     with OutputLock(out):
         previous = prepare(out, fingerprint, config.overwrite, identity)
         return _annotate(specs, out, config, progress or make_progress(quiet=True), stdin,
-                         previous, total, fingerprint, identity)
+                         previous, total, fingerprint, identity, stats)
 
 
 def _annotate(specs, out: Path, config: RunConfig, progress: Progress, stdin, previous,
-              total: Optional[int], fingerprint: str, identity: dict) -> dict:
+              total: Optional[int], fingerprint: str, identity: dict,
+              stats: Optional[dict] = None) -> dict:
     """The run itself, in an output folder already locked and checked."""
     manifest = mf.start(specs, config, previous, total, fingerprint, identity)
     sh.write_manifest(out, manifest)
 
-    run = _Run(out, config, specs, manifest, progress, stdin, previous)
+    run = _Run(out, config, specs, manifest, progress, stdin, previous, stats)
     started = time.perf_counter()
     with _stop_on_sigterm():
         try:
@@ -110,8 +113,11 @@ def _annotate(specs, out: Path, config: RunConfig, progress: Progress, stdin, pr
 
 class _Run:
     def __init__(self, out: Path, config: RunConfig, specs: list[InputSpec], manifest: dict,
-                 progress: Progress, stdin, previous: Optional[dict] = None):
+                 progress: Progress, stdin, previous: Optional[dict] = None,
+                 stats: Optional[dict] = None):
         self.out, self.config, self.specs, self.manifest = out, config, specs, manifest
+        self.stats = stats
+        self.after_changed = False  # a shard with rows of a changed input was found and redone
         self.progress, self.stdin = progress, stdin
         self.entries: dict[int, dict] = {}
         # the previous run's manifest entries not checked yet, by shard index
@@ -142,7 +148,7 @@ class _Run:
     # -- plan ---------------------------------------------------------------------------------
     def plan(self) -> Iterator[Chunk]:
         shard, ids, texts, errors = 0, [], [], []
-        for spec, doc in read_documents(self.specs, self.config.read, self.stdin):
+        for spec, doc in read_documents(self.specs, self.config.read, self.stdin, self.stats):
             self.documents += 1
             info = self.per_input[spec.path]
             info["documents"] += 1
@@ -180,6 +186,12 @@ class _Run:
                     done = sh.read_shard(path, ["id", "error"])
                 except (pa.ArrowInvalid, OSError, DataFormatError) as e:
                     reason = f"unreadable: {e}"
+            if reason is None and holds_changed_rows(done.column("error").to_pylist()):
+                reason = "it holds documents whose input changed while the run read them"
+                self.after_changed = True
+            if reason is None and self.after_changed and done.column("id").to_pylist() != ids:
+                # an input that changed while read earlier gave other rows: these moved with it
+                reason = "an input before it changed while the run read it"
             if reason is None:
                 if done.column("id").to_pylist() != ids:
                     raise DataFormatError(Errors.E310.format(

@@ -3,6 +3,7 @@ keywords marked, then every relation with its key, alpha and beta spans."""
 
 from __future__ import annotations
 
+from ..terminal import safe
 from ..tokens import Document
 
 _ROLE_STYLE = {"key": "bold magenta", "alpha": "cyan", "beta": "green"}
@@ -18,20 +19,20 @@ def span_text(doc: Document, span: list[list[int]]) -> str:
             pieces.append(doc.text[doc.token_starts[a]:doc.token_ends[b - 1]])
         else:
             pieces.append(" ".join(doc.tokens[a:b]))
-    return " … ".join(pieces)
+    return safe(" … ".join(pieces))
 
 
 def render_document(doc: Document, console, labels: bool = False) -> None:
     from rich.text import Text
 
     head = Text()
-    head.append(doc.id or "(no id)", style="bold")
+    head.append(safe(doc.id) if doc.id else "(no id)", style="bold")
     head.append(f"  {len(doc.sentence_starts)} sentences, {len(doc.tokens)} tokens, "
                 f"{len(doc.relations)} relations")
     console.print(head)
     if doc.error is not None:
-        console.print(Text(f"FAILED: {doc.error}", style="bold red"))
-        console.print(Text(doc.text[:2000] + (" …" if len(doc.text) > 2000 else "")))
+        console.print(Text(f"FAILED: {safe(doc.error, lines=True)}", style="bold red"))
+        console.print(Text(safe(doc.text[:2000], lines=True) + (" …" if len(doc.text) > 2000 else "")))
         return
 
     keyword_tokens = {t for r in doc.relations for a, b in r.key for t in range(a, b)}
@@ -45,7 +46,7 @@ def render_document(doc: Document, console, labels: bool = False) -> None:
                 line.append(" ")
             if plain and kw and (t == a or t - 1 not in keyword_tokens):
                 line.append("*")
-            line.append(doc.tokens[t], style=_ROLE_STYLE["key"] if kw else None)
+            line.append(safe(doc.tokens[t]), style=_ROLE_STYLE["key"] if kw else None)
             if plain and kw and (t + 1 == b or t + 1 not in keyword_tokens):
                 line.append("*")
         console.print(line)
@@ -53,7 +54,7 @@ def render_document(doc: Document, console, labels: bool = False) -> None:
     console.print()
     for i, r in enumerate(doc.relations):
         line = Text(f"{i + 1:>3}. ", style="dim")
-        line.append(r.relation, style="bold")
+        line.append(safe(r.relation), style="bold")
         line.append(f"  ({r.category}, sentence {r.sentence}, depth {r.depth}, "
                     f"{r.sense_source} {r.confidence:.2f})", style="dim")
         console.print(line)
@@ -72,4 +73,4 @@ def render_document(doc: Document, console, labels: bool = False) -> None:
         for t, ids in enumerate(doc.logic):
             if ids:
                 layers = " > ".join(LABELS[i] for i in ids)
-                console.print(Text(f"{t:>6} {doc.tokens[t]:<16} {layers}"))
+                console.print(Text(f"{t:>6} {safe(doc.tokens[t]):<16} {layers}"))

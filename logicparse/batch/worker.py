@@ -37,8 +37,11 @@ class WorkerSpec:
     factory: Optional[str] = None
 
     def __post_init__(self):
-        # Refuse a parser or senses value that names nothing here, in the calling process,
-        # before any worker starts or any output is written.
+        # Refuse a device, parser or senses value that names nothing here, in the calling
+        # process, before any worker starts or any output is written.
+        from ..resources import check_device
+
+        check_device(self.device)
         if self.factory is None:
             from ..parser import check_parser
             from ..resources import senses_spec

@@ -11,6 +11,7 @@ from typer.core import TyperGroup
 
 from ..errors import LogicparseError
 from ..resources import offline_environment
+from ..terminal import SafeFormatter, safe
 
 offline_environment()
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -26,11 +27,14 @@ class _Commands(TyperGroup):
         except LogicparseError as e:
             if (ctx.obj or {}).get("verbose"):
                 raise
-            click.echo(f"error: {e}", err=True)
+            click.echo(f"error: {safe(e, lines=True)}", err=True)
             ctx.exit(2)
 
 
+# Plain click help (rich_markup_mode=None): texts wrap whole at any width, never cut with "…",
+# and flags show no value type (rich help printed them as <bool>, inviting `--resume true`).
 app = typer.Typer(
+    rich_markup_mode=None,
     cls=_Commands,
     name="logicparse",
     help="Find the logical structure of English text (Logical Transformers, Wang et al. 2023): "
@@ -40,10 +44,20 @@ app = typer.Typer(
     add_completion=False,
 )
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"logicparse {version('logicparse')}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _options(ctx: typer.Context,
              verbose: bool = typer.Option(False, "--verbose", "-v",
-                                          help="Show the full traceback of an error.")) -> None:
+                                          help="Show the full traceback of an error."),
+             version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                          help="Print the installed version and exit.")) -> None:
     ctx.obj = {"verbose": verbose}
 
 
@@ -59,7 +73,9 @@ def _register() -> None:
 
 
 def main() -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(SafeFormatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=os.environ.get("LOGICPARSE_LOG", "WARNING").upper(),
-                        format="%(levelname)s %(name)s: %(message)s")
+                        handlers=[handler])
     _register()
     app()

@@ -30,7 +30,7 @@ def annotate(
                                "model name such as benepar_en3, or a model directory."),
     senses: str = typer.Option("default", "--senses", help="Keyword decisions: 'default' (tree "
                                "rules + bundled sense classifiers), 'rules' (no encoder), 'mpnet' "
-                               "(logicparse\\[mpnet]), a directory, or 'none' for each keyword's "
+                               "(logicparse[mpnet]), a directory, or 'none' for each keyword's "
                                "lexicon relation (the paper's literal behaviour; faster)."),
     mapping: str = typer.Option("default", "--mapping", help="α/β mapping: 'default' (widened to "
                                 "the arguments measured better on GDTB) or 'paper' (Algorithm 1 "
@@ -67,6 +67,7 @@ def annotate(
     from ..batch import Interrupted, ReadOptions, RunConfig, WorkerSpec, annotate_corpus
     from ..batch.progress import make_progress
     from ..mapping import MAPPINGS
+    from ..terminal import safe
 
     if mapping not in MAPPINGS:
         raise typer.BadParameter(f"--mapping must be one of {', '.join(MAPPINGS)}")
@@ -91,12 +92,12 @@ def annotate(
     dec = manifest["decoding"]
     typer.echo(f"{manifest['documents']} documents ({manifest['failed']} failed, "
                f"{dec['documents']} decoded with {dec['fallback']}) "
-               f"in {len(manifest['shards'])} shards{resumed} -> {out} "
+               f"in {len(manifest['shards'])} shards{resumed} -> {safe(out)} "
                f"[{run['seconds']:.1f}s, {rate:.2f} docs/s]")
     if manifest["failed"] and not quiet:
-        shown = manifest["failed_ids"][:5]
+        shown = [safe(i) for i in manifest["failed_ids"][:5]]
         typer.echo(f"failed ids: {', '.join(shown)}{' ...' if manifest['failed'] > 5 else ''} "
-                   f"(see `logicparse shards show {out} --id ID`)", err=True)
+                   f"(see `logicparse shards show {safe(out)} --id ID`)", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -12,6 +12,7 @@ from ..resources import ANNOTATIONS_DIR
 from .senses import _say
 
 keywords_app = typer.Typer(
+    rich_markup_mode=None,
     help="Keyword decisions (the relation each keyword occurrence signals, or none): evaluate "
     "them on hand-labelled occurrences.", no_args_is_help=True)
 
@@ -23,7 +24,7 @@ def evaluate(
                               "tree unless --trees parser)."),
     senses: str = typer.Option("default", help="'default' (tree rules + bundled classifiers), "
                                "'rules' (no encoder), 'mpnet' (rules + the all-mpnet-base-v2 "
-                               "classifiers of logicparse\\[mpnet]), 'none' (every keyword its "
+                               "classifiers of logicparse[mpnet]), 'none' (every keyword its "
                                "lexicon sense, the paper's literal behaviour), or a sense model "
                                "directory."),
     trees: str = typer.Option("stored", help="'stored': the trees in the data file (treebank "
@@ -82,7 +83,8 @@ def evaluate(
 def build_tmp(
     treebank: Path = typer.Option(..., help="Penn Treebank file with function tags (e.g. the NLTK "
                                   "WSJ sample, nltk_wsj_sample.mrg)."),
-    out: Path = typer.Option(ANNOTATIONS_DIR / "ptb_tmp_in.jsonl", help="JSONL file to write."),
+    out: Path = typer.Option(Path("ptb_tmp_in.jsonl"), help="JSONL file to write (the bundled "
+                             "logicparse/annotations/ptb_tmp_in.jsonl only when named here)."),
     keywords: str = typer.Option("in", help="Comma-separated keywords whose only relation is "
                                  "temporal (in, during): -TMP is temporal, no -TMP is none."),
 ) -> None:

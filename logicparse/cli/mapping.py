@@ -9,8 +9,10 @@ from typing import Optional
 
 import typer
 
+from ..terminal import safe
+
 mapping_app = typer.Typer(help="Evaluate the α/β mapping against GDTB's annotated arguments.",
-                          no_args_is_help=True)
+                          no_args_is_help=True, rich_markup_mode=None)
 
 
 @mapping_app.command("eval")
@@ -61,7 +63,7 @@ def eval_(
 
     def progress(name: str) -> None:
         done[0] += 1
-        print(f"[{done[0]}/{len(docs)}] {name}", file=sys.stderr, flush=True)
+        print(f"[{done[0]}/{len(docs)}] {safe(name)}", file=sys.stderr, flush=True)
 
     def doc_trees(doc) -> list[str]:
         text = (tree_dir / f"{doc.name}.mrg").read_text(encoding="utf-8")

@@ -10,7 +10,10 @@ from typing import List, Optional
 
 import typer
 
+from ..terminal import safe
+
 parser_app = typer.Typer(
+    rich_markup_mode=None,
     help="The constituency parser under Algorithm 1: benepar's ChartParser. Train it on "
     "treebanks, score it with EVALB conventions, export it.",
     no_args_is_help=True,
@@ -42,7 +45,7 @@ def _parse_overrides(values: List[str]) -> dict:
 @parser_app.command("train")
 def train_cmd(
     config: Path = typer.Option(Path("configs/parser.toml"), "--config", "-c",
-                                help="TOML config: \\[model] benepar hyperparameters, \\[train] data "
+                                help="TOML config: [model] benepar hyperparameters, [train] data "
                                 "paths, seed, schedule."),
     out: Path = typer.Option(Path("runs/parser"), "--out", "-o",
                              help="Run directory: log, checkpoint.pt, model/ (best so far)."),
@@ -109,7 +112,7 @@ def eval_cmd(
     bar = _progress(range(len(sentences)), len(sentences), "parsing")
 
     def flat(s, e):  # a sentence the parser fails on alone scores as a flat tree
-        print(f"sentence failed: {e}", file=sys.stderr)
+        print(f"sentence failed: {safe(e, lines=True)}", file=sys.stderr)
         failed.append(s)
         return "(TOP " + " ".join(f"(X {w})" for w in s) + ")"
 

@@ -9,12 +9,14 @@ from typing import List, Optional
 
 import typer
 
-from ..resources import ANNOTATIONS_DIR, SENSE_KEYWORDS, sense_models_dir
+from ..resources import ANNOTATIONS_DIR, SENSE_KEYWORDS
+from ..terminal import safe
 
 DEFAULT_KEYWORDS = "since,as,while"  # the paper's three: what `eval` scores by default
 BUNDLED_KEYWORDS = ",".join(SENSE_KEYWORDS)  # what logicparse/models/senses/ holds
 
 senses_app = typer.Typer(
+    rich_markup_mode=None,
     help="Sense disambiguation of ambiguous keywords (since, as, while, ...): build labelled "
     "occurrences from GDTB, train one SVM per keyword over encoder vectors, evaluate, plot.",
     no_args_is_help=True)
@@ -32,13 +34,14 @@ def _keywords(value: str) -> list[str]:
 
 
 def _say(msg: str) -> None:
-    typer.echo(msg, err=True)
+    typer.echo(safe(msg, lines=True), err=True)
 
 
 @senses_app.command("build-annotations")
 def build_annotations(
     gdtb: Path = typer.Option(..., help="GDTB directory (raw/, gold/, const/, SPLITS.json)."),
-    out: Path = typer.Option(ANNOTATIONS_DIR, help="Where to write gdtb_<split>.jsonl."),
+    out: Path = typer.Option(Path("annotations"), help="Where to write gdtb_<split>.jsonl (the "
+                             "installed package is never written unless named here)."),
     keywords: str = typer.Option("since,as,while,then,yet,like,in",
                                  help="Comma-separated keywords to collect."),
     splits: str = typer.Option("train,dev", help="Comma-separated splits of SPLITS.json."),
@@ -80,7 +83,8 @@ def train(
                                  "(default: the bundled set)."),
     encoder: str = typer.Option("default", help="'default' (all-MiniLM-L6-v2, offline), a local "
                                 "Hugging Face name such as albert-base-v2, or a model directory."),
-    out: Path = typer.Option(sense_models_dir(), help="Model directory to write."),
+    out: Path = typer.Option(Path("senses-model"), help="Model directory to write (the bundled "
+                             "models are replaced only when their folder is named here)."),
     device: str = typer.Option("cpu"),
     folds: int = typer.Option(5, help="Cross-validation folds for layer/pooling/SVM selection."),
     repeats: int = typer.Option(3, help="Cross-validation repeats (differently shuffled folds)."),

@@ -64,10 +64,15 @@ def serve(
         problems = "; ".join(f"--{'-'.join(str(x) for x in err['loc']).replace('_', '-')} "
                              f"{err['input']!r}: {err['msg']}" for err in e.errors())
         raise LogicparseError(Errors.E422.format(problems=problems)) from None
+    from logicparse.resources import check_device
+
+    check_device(settings.device)  # a bad device is named now, not blamed on the models later
     # Worker processes build their app from the environment: hand them the merged settings.
     os.environ.update(settings.to_env())
-    typer.echo(f"loading models… (parser {settings.parser}, senses {settings.senses}); the port "
-               "opens when they are ready", err=True)
+    from logicparse.terminal import safe
+
+    typer.echo(f"loading models… (parser {safe(settings.parser)}, senses "
+               f"{safe(settings.senses)}); the port opens when they are ready", err=True)
     uvicorn.run("logicparse.service.app:create_app", factory=True, host=settings.host, port=settings.port,
                 workers=settings.workers, log_level=settings.log_level.lower(),
                 # The connection bound is the app's (BodyGuard: bodies in progress, never GETs

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 shards_app = typer.Typer(help="Inspect a shard directory written by `logicparse annotate`.",
-                         no_args_is_help=True)
+                         no_args_is_help=True, rich_markup_mode=None)
 
 
 @shards_app.command("stats")
@@ -19,6 +19,7 @@ def stats(
 ) -> None:
     """Documents, sentences, tokens, relations per type and per keyword, share of tokens with a label, failures. The last line of stdout is the same figures as one JSON object."""  # noqa: E501
     from ..batch.stats import shard_stats
+    from ..terminal import safe
 
     s = shard_stats(directory)
     if not as_json:
@@ -30,21 +31,21 @@ def stats(
         # One short line each (an 80-column terminal must not wrap them): the directory, its
         # state, then the models among the figures.
         state = "complete" if s["complete"] else "[yellow]unfinished run[/]"
-        console.print(Text(str(directory), style="bold"), soft_wrap=True)  # a path is not cut
+        console.print(Text(safe(directory), style="bold"), soft_wrap=True)  # a path is not cut
         console.print(f"{s['shards']} shards, {state}")
         overview = Table(show_header=False, box=None)
-        overview.add_row("parser", str(s["parser"]))
-        overview.add_row("senses", str(s["senses"]))
+        overview.add_row("parser", Text(safe(s["parser"])))
+        overview.add_row("senses", Text(safe(s["senses"])))
         for k in ("documents", "sentences", "tokens", "relations", "failed"):
             overview.add_row(k, f"{s[k]:,}")
         overview.add_row("tokens with a label", f"{100 * s['labelled_token_share']:.1f}%")
         console.print(overview)
         rel = Table("relation", "count", box=None)
         for name, n in s["per_relation"].items():
-            rel.add_row(name, f"{n:,}")
+            rel.add_row(Text(safe(name)), f"{n:,}")
         kw = Table("keyword", "count", box=None)
         for name, n in list(s["per_keyword"].items())[:top]:
-            kw.add_row(name, f"{n:,}")
+            kw.add_row(Text(safe(name)), f"{n:,}")
         console.print(rel)
         console.print(kw)
     typer.echo(json.dumps(s))
@@ -60,10 +61,11 @@ def show(
 ) -> None:
     """One document: its text, then each relation with keyword, alpha and beta spans."""
     from ..batch.shards import find_document
+    from ..terminal import safe_json
 
     doc = find_document(directory, doc_id)
     if as_json:
-        typer.echo(json.dumps(doc.to_dict(), ensure_ascii=False))
+        typer.echo(safe_json(doc.to_dict(), ensure_ascii=False))
         return
     from rich.console import Console
 

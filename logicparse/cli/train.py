@@ -126,8 +126,11 @@ def train(
     dev, test) as one JSON object on the last line of stdout.
     """
     from ..parser import check_parser
+    from ..resources import check_device
     from ..training import TrainConfig, train as run
 
+    if device != "auto":
+        check_device(device)  # named now, not after the data is read and encoded
     if not no_logic and logic.value != "none":
         check_parser(parser)  # a typo is refused now, not when texts need annotating
 

@@ -41,8 +41,47 @@ def document_text(doc: Document) -> str:
     return doc.text if doc.text else " ".join(doc.tokens)
 
 
+def _check_types(doc: Document, where: str) -> None:
+    def bad(field: str, what: str, want: str):
+        return DataFormatError(Errors.E535.format(where=where, id=doc.id, field=field, what=what,
+                                                  want=want))
+
+    if not isinstance(doc.text, (str, type(None))):
+        raise bad("text", f"a {type(doc.text).__name__}", "a str")
+    for field in ("tokens", "token_starts", "token_ends", "logic"):
+        value = getattr(doc, field)
+        if not isinstance(value, (list, tuple)):
+            raise bad(field, f"{value!r:.40}, a {type(value).__name__}", "a list, one per token")
+    for field in ("token_starts", "token_ends"):
+        for value in getattr(doc, field):
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+                raise bad(field, f"the value {value!r:.40}", "a list of integers")
+    for t, row in enumerate(doc.logic):
+        if not isinstance(row, (list, tuple, np.ndarray)):
+            raise bad("logic", f"row {t} = {row!r:.40}", "a list of label-id lists, one per token")
+        for value in row:
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+                raise bad("logic", f"the label id {value!r:.40} in row {t}", "integer ids 0-34")
+
+
+def _check_offsets(doc: Document, where: str) -> None:
+    n = len(document_text(doc))
+    starts = np.asarray(doc.token_starts, dtype=np.int64)
+    ends = np.asarray(doc.token_ends, dtype=np.int64)
+    bad = np.nonzero((starts < 0) | (ends < starts) | (ends > n))[0]
+    if bad.size:
+        t = int(bad[0])
+        what = ("negative, before" if starts[t] < 0 else "reversed, in" if ends[t] < starts[t]
+                else "past the end of")
+        raise DataFormatError(Errors.E534.format(
+            where=where, id=doc.id, index=t, token=doc.tokens[t], start=int(starts[t]),
+            end=int(ends[t]), what=what, n=n))
+
+
 def check_document(doc: Document, where: str = "document") -> Document:
-    """Raise a clear error for a record the aligner would silently misread."""
+    """Raise a clear error for a record the aligner would silently misread: fields of the wrong
+    type, lengths that differ, label ids out of range, offsets outside the text."""
+    _check_types(doc, where)
     n = len(doc.tokens)
     if not (len(doc.logic) == len(doc.token_starts) == len(doc.token_ends) == n):
         raise DataFormatError(Errors.E515.format(
@@ -52,6 +91,7 @@ def check_document(doc: Document, where: str = "document") -> Document:
         for value in row:
             if not 0 <= int(value) < N_LABELS:
                 raise DataFormatError(Errors.E511.format(where=f"{where} {doc.id!r}", value=value))
+    _check_offsets(doc, where)
     return doc
 
 

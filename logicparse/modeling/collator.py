@@ -22,7 +22,7 @@ import torch
 
 from ..errors import DataFormatError, Errors, OptionError
 from ..tokens import ARROW_SCHEMA, Document
-from .aligner import DocLike, LogicAligner, as_document, document_text
+from .aligner import DocLike, LogicAligner, as_document, check_document, document_text
 
 DOC_SUFFIX = "_doc"
 
@@ -66,8 +66,32 @@ def annotate_dataset(dataset, annotator, fields: Sequence[str], suffix: str = DO
                                                                      batch_size=batch_size)]
                 for field in fields}
 
+    key = _annotator_key(annotator)
+    if key is not None and "new_fingerprint" not in map_kwargs and \
+            getattr(dataset, "_fingerprint", None):
+        # datasets cannot hash a closure over loaded models (it would use a random fingerprint
+        # and never reuse its cache): the result is named by what decides it instead.
+        from datasets.fingerprint import Hasher
+
+        from .. import __version__
+
+        map_kwargs["new_fingerprint"] = Hasher.hash(
+            [dataset._fingerprint, "logicparse.annotate_dataset", __version__, list(fields),
+             suffix, key])
     return dataset.map(annotate, batched=True, batch_size=batch_size,
                        features=datasets.Features(features), **map_kwargs)
+
+
+def _annotator_key(annotator) -> Optional[tuple]:
+    """What decides an annotator's Documents (its class, parser, senses and mapping), or None
+    for an object that does not say (it then gets datasets' own fingerprint)."""
+    parser = getattr(getattr(annotator, "parser", None), "name", None)
+    if parser is None:
+        return None
+    senses = getattr(annotator, "senses", None)
+    return (type(annotator).__qualname__, str(parser),
+            None if senses is None else str(getattr(senses, "name", type(senses).__qualname__)),
+            str(getattr(annotator, "mapping", "")))
 
 
 def documents_by_text(path) -> dict[str, Document]:
@@ -132,9 +156,7 @@ class LogicDataCollator:
         if doc is None:
             raise DataFormatError(Errors.E525.format(
                 where=where, field=field, doc_field=doc_field, keys=", ".join(map(str, row)) or "none"))
-        if isinstance(doc, str):
-            doc = json.loads(doc)
-        doc = as_document(doc)
+        doc = self._parse(doc, where, field)
         if doc.error:
             raise DataFormatError(Errors.E526.format(where=where, field=field, reason=doc.error))
         if isinstance(text, str) and text != document_text(doc):
@@ -142,6 +164,26 @@ class LogicDataCollator:
                 where=where, field=field, reason=f"its text {document_text(doc)[:60]!r} is not "
                 f"the row's {text[:60]!r}: its character offsets would point at the wrong words"))
         return doc
+
+    @staticmethod
+    def _parse(doc, where: str, field: str) -> Document:
+        """A Document from what the row holds (a Document, its dict or its JSON), checked."""
+        def bad(reason: str):
+            return DataFormatError(Errors.E526.format(where=where, field=field, reason=reason))
+
+        if isinstance(doc, (str, bytes)):
+            try:
+                doc = json.loads(doc)
+            except ValueError as e:
+                raise bad(f"it is a string that is not a Document's JSON ({e}): "
+                          f"{doc[:40]!r}") from None
+        if not isinstance(doc, (Document, Mapping)):
+            raise bad(f"it is of type {type(doc).__name__}, not a Document, its dict or its JSON")
+        try:
+            doc = as_document(doc if isinstance(doc, Document) else dict(doc))
+        except (TypeError, ValueError) as e:
+            raise bad(f"it is not a Document record ({e})") from None
+        return check_document(doc, where)
 
     def _labels(self, rows: Sequence[Mapping[str, Any]]) -> Optional[torch.Tensor]:
         if self.label_field is None:

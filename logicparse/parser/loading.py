@@ -283,6 +283,15 @@ class ChartParserModel:
         return f"ChartParserModel(name={self.name!r}, path='{self.path}')"
 
 
+def quiet_pad_advice(parser) -> None:
+    """benepar pads subwords with ``tokenizer.pad()``, which transformers answers with advice
+    ("You're using a BertTokenizerFast tokenizer ...") on every load: advice for code that could
+    tokenize in one call, which benepar's retokenizer cannot. Marked as given, it is not printed."""
+    tok = getattr(getattr(parser, "retokenizer", None), "tokenizer", None)
+    if isinstance(getattr(tok, "deprecation_warnings", None), dict):
+        tok.deprecation_warnings["Asking-to-pad-a-fast-tokenizer"] = True
+
+
 def load_chart_parser(path: Path, name_hint: str, benepar_name: bool = False):
     """Build the ChartParser stored at ``path``; every failure names the path and the fix."""
     import torch
@@ -325,6 +334,7 @@ def load_chart_parser(path: Path, name_hint: str, benepar_name: bool = False):
         if omitted:
             state.update(_installed_weights(omitted, path))
         parser.load_state_dict(state)
+        quiet_pad_advice(parser)
     except ModelLoadError:
         raise
     except Exception as e:  # noqa: BLE001 - any failure here means a bad model directory

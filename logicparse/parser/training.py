@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import sys
 import time
@@ -36,6 +35,7 @@ from typing import Optional
 import numpy as np
 import torch
 
+from ..checkpoints import load_checkpoint, save_checkpoint as write_checkpoint
 from ..errors import Errors, ModelLoadError
 from .evalb import evalb
 from .layer_cache import BottomLayerCache, span_loss
@@ -61,11 +61,15 @@ def build_parser(model_cfg: dict, train_trees: list, pretrained: bool = True):
             train_trees)
     hp["pretrained_model"] = encoder_path(hp["pretrained_model"])
     hparams = nkutil.HParams(**hp)
+    from .loading import quiet_pad_advice
+
     if pretrained:
-        return parse_chart.ChartParser(tag_vocab, label_vocab, None, hparams)
-    # Random encoder weights from the config alone (tests, or weights loaded afterwards).
-    return parse_chart.ChartParser(tag_vocab, label_vocab, None, hparams,
-                                   pretrained_model_path=hp["pretrained_model"])
+        parser = parse_chart.ChartParser(tag_vocab, label_vocab, None, hparams)
+    else:  # random encoder weights from the config alone (tests, or weights loaded afterwards)
+        parser = parse_chart.ChartParser(tag_vocab, label_vocab, None, hparams,
+                                         pretrained_model_path=hp["pretrained_model"])
+    quiet_pad_advice(parser)
+    return parser
 
 
 def bucketed_order(examples: list, batch_size: int, window: int) -> list[int]:
@@ -169,9 +173,9 @@ def train(config_path: str, out_dir: str, resume: bool = False, overrides: Optio
                  lr_scale=1.0, started=time.time(), elapsed=0.0, history=[], order=None)
     ckpt_path = out / "checkpoint.pt"
     if resume:
-        if not ckpt_path.exists():
-            raise ModelLoadError(Errors.E121.format(path=ckpt_path, reason="no such file"))
-        ckpt = torch.load(ckpt_path, map_location="cpu", weights_only=False)
+        ckpt = load_checkpoint(
+            ckpt_path, ("state_dict", "optimizer", "state", "label_vocab", "rng"),
+            lambda reason: ModelLoadError(Errors.E121.format(path=ckpt_path, reason=reason)))
         if ckpt["label_vocab"] != parser.label_vocab:
             raise ModelLoadError(Errors.E121.format(
                 path=ckpt_path, reason="its label vocabulary differs from this config's data"))
@@ -189,12 +193,11 @@ def train(config_path: str, out_dir: str, resume: bool = False, overrides: Optio
 
     def save_checkpoint():
         state["elapsed"] = time.time() - state["started"]
-        tmp = ckpt_path.with_suffix(".tmp")
-        torch.save({"state_dict": parser.state_dict(), "optimizer": optimizer.state_dict(),
-                    "state": state, "label_vocab": parser.label_vocab,
-                    "config": parser.config,
-                    "rng": {"python": random.getstate(), "torch": torch.get_rng_state()}}, tmp)
-        os.replace(tmp, ckpt_path)
+        write_checkpoint({"state_dict": parser.state_dict(), "optimizer": optimizer.state_dict(),
+                          "state": state, "label_vocab": parser.label_vocab,
+                          "config": parser.config,
+                          "rng": {"python": random.getstate(), "torch": torch.get_rng_state()}},
+                        ckpt_path)
 
     def set_lr():
         warm = min(1.0, (state["step"] + 1) / max(1, tcfg["warmup_steps"]))

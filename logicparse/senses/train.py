@@ -147,14 +147,21 @@ def _entries(model) -> dict:
     return getattr(clf, "entries", {}) or {}
 
 
+def _confusion(gold: list, pred: list, labels: list) -> list:
+    from sklearn.metrics import confusion_matrix
+
+    with warnings.catch_warnings():
+        # One label in gold and predictions: the 1 x 1 matrix is right, sklearn warns anyway.
+        warnings.filterwarnings("ignore", message="A single label was found", category=UserWarning)
+        return confusion_matrix(gold, pred, labels=labels).tolist()
+
+
 def evaluate(model, annotations: Sequence[Annotation], keywords: Sequence[str]) -> dict:
     """Accuracy of ``model`` (a sense model: tree rules + classifiers, or the SVMs alone) on the
     annotations of ``keywords``, decided as the Annotator decides them (with each annotation's
     tree, if it has one), against the majority label per keyword from the model's training data
     (the classifiers' baseline) and the lexicon's first sense; per keyword: accuracy, n, the
     sources that decided and a confusion matrix (rows gold, columns predicted)."""
-    from sklearn.metrics import confusion_matrix
-
     from ..taxonomy import keywords as kws
     from .scoring import decide_annotations
 
@@ -185,7 +192,7 @@ def evaluate(model, annotations: Sequence[Annotation], keywords: Sequence[str]) 
             "source": "classifier" if entry else "lexicon",
             "sources": dict(collections.Counter(d.source for d in decisions)),
             "labels": labels,
-            "confusion": confusion_matrix(gold, pred, labels=labels).tolist(),
+            "confusion": _confusion(gold, pred, labels),
         }
         correct, base, lex, n = correct + k_ok, base + k_base, lex + k_lex, n + len(anns)
     return {"accuracy": round(correct / n, 4) if n else 0.0,

@@ -40,6 +40,14 @@ class Relation:
 
     def __post_init__(self):
         self.confidence = round(float(self.confidence), CONFIDENCE_DECIMALS)
+        # Spans are lists of [start, end] lists whatever they came as (spaCy's DocBin and
+        # msgpack give tuples back), so a record equals itself after a round trip.
+        for role in ("key", "alpha", "beta"):
+            span = getattr(self, role)
+            if span and not all(type(piece) is list for piece in span):
+                setattr(self, role, [list(piece) for piece in span])
+            elif type(span) is not list:
+                setattr(self, role, list(span))
 
     def to_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

@@ -75,13 +75,14 @@ def default_cache_dir(data_file: str) -> Path:
     return root / "logicparse" / "labels" / f"{here.name}-{key}"
 
 
-def load_labels(shards: str, texts: list[str], mapping: Optional[str] = None
-                ) -> tuple[dict[str, Document], list[str]]:
+def load_labels(shards: str, texts: list[str], mapping: Optional[str] = None,
+                made_with: Optional[dict] = None) -> tuple[dict[str, Document], list[str]]:
     """Documents of the shard directories at or under ``shards`` for ``texts`` (by text),
     checked; returns them and the missing texts. A finished run is verified against its manifest
     (sha256); an unfinished one (an annotation that was interrupted) is not read, so its texts
     count as missing and are annotated again. With ``mapping``, a run whose manifest records
-    another mapping is not read either (its labels belong to another label source)."""
+    another mapping is not read either (its labels belong to another label source), nor, with
+    ``made_with`` ({"parser": ..., "senses": ...}), one annotated with other settings."""
     from ..batch.shards import find_shard_dirs, iter_documents, read_manifest
     from ..modeling.aligner import check_document, document_text
 
@@ -96,6 +97,8 @@ def load_labels(shards: str, texts: list[str], mapping: Optional[str] = None
             log.warning("%s was annotated with mapping=%r, not %r: not read", run,
                         manifest.get("mapping"), mapping)
             continue
+        if other_annotator(run, manifest, made_with):
+            continue
         for doc in iter_documents(run, verify=True):
             check_document(doc, str(run))
             key = text_id(doc.text) if doc.text else doc.id
@@ -108,6 +111,20 @@ def load_labels(shards: str, texts: list[str], mapping: Optional[str] = None
                 found[doc.id] = doc
     missing = [t for k, t in wanted.items() if k not in found]
     return {wanted[k]: d for k, d in found.items()}, missing
+
+
+def other_annotator(run, manifest: Optional[dict], made_with: Optional[dict]) -> bool:
+    """Whether ``run`` was annotated with a parser or senses setting other than ``made_with``'s
+    (said in a warning). A run that does not record its settings (shards written by a custom
+    annotator) is taken as it is."""
+    recorded = (manifest or {}).get("settings") or {}
+    for setting, want in (made_with or {}).items():
+        if setting in recorded and recorded[setting] != want:
+            got = "none" if recorded[setting] is None else recorded[setting]
+            log.warning(Errors.E533.format(path=run, setting=setting, got=got,
+                                           want=want))
+            return True
+    return False
 
 
 def annotate_missing(texts: list[str], shards: Path, annotator=None, parser: str = "default",
@@ -152,7 +169,11 @@ def labels_for(texts: list[str], shards: Optional[str], data_file: str, source: 
     if check_source(source) == "none":
         return {}
     cache = Path(shards) if shards else default_cache_dir(data_file)
-    found, missing = load_labels(str(cache), texts, mapping="default")
+    # The settings annotate_missing would annotate with (a custom annotator records none).
+    made_with = None if annotate_kwargs.get("annotator") is not None else {
+        "parser": annotate_kwargs.get("parser", "default"),
+        "senses": annotate_kwargs.get("senses", "default")}
+    found, missing = load_labels(str(cache), texts, mapping="default", made_with=made_with)
     if missing and annotate:
         # Only the new run is read: the cache's other runs were verified a moment ago.
         new, missing = load_labels(str(annotate_missing(missing, cache, **annotate_kwargs)),

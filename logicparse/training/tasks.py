@@ -159,7 +159,7 @@ def read_conjnli(path: str) -> list[PairExample]:
             raise DataFormatError(Errors.E520.format(
                 path=path, where="line 1", reason=f"expected the header Premise, Hypothesis, Label "
                 f"(tab-separated), got {header!r}; a file without labels cannot be trained or scored on"))
-        for n, row in enumerate(rows, 2):
+        for n, row in _csv_rows(rows, path):
             if not any(c.strip() for c in row):
                 continue
             if len(row) != 3 or not row[0].strip() or not row[1].strip():
@@ -174,6 +174,22 @@ def read_conjnli(path: str) -> list[PairExample]:
             out.append(PairExample(f"{Path(path).stem}-{n}", row[0].strip(), row[1].strip(),
                                    NLI_CLASSES.index(label)))
     return out
+
+
+def _csv_rows(rows, path: str):
+    """(line number, fields) of each row after the header; a field past the csv module's size
+    limit is an E520 naming its line, not a raw csv.Error."""
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            raise DataFormatError(Errors.E520.format(
+                path=path, where=f"line {rows.line_num}", reason=f"{e}: a field over "
+                f"{csv.field_size_limit():,} characters is no sentence pair; check the tabs of "
+                "that line (a missing line break joins many lines into one field)")) from None
+        yield rows.line_num, row
 
 
 PARARULE_CLASSES = ("false", "true")
@@ -215,7 +231,26 @@ class Task:
     carve_dev: int = 0
 
     def read(self, path: str) -> list:
-        return self.reader(path)
+        try:
+            return self.reader(path)
+        except UnicodeDecodeError as e:
+            line, column = _first_bad_utf8(path)
+            raise DataFormatError(Errors.E520.format(
+                path=path, where=f"line {line}, column {column}",
+                reason=f"not valid UTF-8 ({e.reason}; a Latin-1 or Windows file?). Task files are "
+                f"read as UTF-8: convert it, e.g. iconv -f latin1 -t utf-8 < FILE > FILE.utf8"
+                )) from None
+
+
+def _first_bad_utf8(path: str) -> tuple[int, int]:
+    """(line, column) of the first byte sequence of ``path`` that is not UTF-8, from 1."""
+    with open(path, "rb") as f:
+        for n, raw in enumerate(f, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                return n, e.start + 1
+    return 0, 0
 
 
 TASKS = {
@@ -260,6 +295,17 @@ def split_files(task: Task, data: Optional[str], overrides: dict) -> dict[str, O
             path=overrides.get("train") or os.path.join(data or ".", task.files["train"]),
             option="train", task=task.name, files=", ".join(task.files.values())))
     return out
+
+
+def check_splits(splits: dict[str, list], files: dict[str, Optional[str]]) -> None:
+    """Refuses a split with no examples (a header-only file, a --limit of 0) before training:
+    its figures would be those of an untrained model."""
+    for split, examples in splits.items():
+        if not examples:
+            carved = not files.get(split)
+            raise DataFormatError(Errors.E532.format(
+                path=files.get(split) or files["train"], split=split,
+                detail=" (carved from the training file)" if carved else ""))
 
 
 def carve(train: list, dev_size: int, train_size: Optional[int], seed: int = 0) -> tuple[list, list]:

@@ -26,6 +26,7 @@ from typing import Optional
 import numpy as np
 import torch
 
+from ..checkpoints import load_checkpoint, save_checkpoint as write_checkpoint
 from ..errors import DataFormatError, Errors, ModelLoadError
 from . import batches as B
 from . import labels as L
@@ -146,6 +147,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
 
     # ---- data and labels: everything is checked before the model is even loaded ---------------
     task, files, splits = read_splits(cfg)
+    T.check_splits(splits, files)
     logical = cfg.logic != "none"
     labels, fingerprints = None, {}
     if logical:
@@ -246,11 +248,18 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     step, epoch, micro_done, best, curve, step_time = 0, 0, 0, None, [], 0.0
     best_state = None  # the best dev weights, in memory when nothing goes to disk
     if cfg.resume and os.path.exists(ckpt_path):
-        ckpt = torch.load(ckpt_path, map_location=device, weights_only=False)
+        ckpt = load_checkpoint(
+            ckpt_path, ("config", "model", "optimizer", "scheduler", "step", "epoch", "micro",
+                        "best", "rng"),
+            lambda reason: DataFormatError(Errors.E523.format(path=ckpt_path, reason=reason)),
+            map_location=device)
         for key in ("task", "logic", "k", "n_logic", "projection", "layer"):
-            if ckpt["config"][key] != getattr(cfg, key):
+            # Checkpoints from before the centered layer trained the paper's.
+            trained = dict(ckpt["config"]).get(key, "paper" if key == "layer" else None) \
+                if isinstance(ckpt["config"], dict) else None
+            if trained != getattr(cfg, key):
                 raise DataFormatError(Errors.E523.format(
-                    path=ckpt_path, reason=f"it was trained with {key}={ckpt['config'][key]!r}"))
+                    path=ckpt_path, reason=f"it was trained with {key}={trained!r}"))
         model.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         scheduler.load_state_dict(ckpt["scheduler"])
@@ -262,12 +271,11 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     def save_checkpoint(micro: int) -> None:
         if not cfg.checkpoint:
             return
-        tmp = ckpt_path + ".tmp"
-        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                    "scheduler": scheduler.state_dict(), "step": step, "epoch": epoch,
-                    "micro": micro, "best": best, "curve": curve, "step_time": step_time,
-                    "config": asdict(cfg), "rng": {"torch": torch.get_rng_state()}}, tmp)
-        os.replace(tmp, ckpt_path)
+        write_checkpoint({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                          "scheduler": scheduler.state_dict(), "step": step, "epoch": epoch,
+                          "micro": micro, "best": best, "curve": curve, "step_time": step_time,
+                          "config": asdict(cfg), "rng": {"torch": torch.get_rng_state()}},
+                        ckpt_path)
 
     # ---- evaluation: accuracy (and each answer), or loss + ROUGE-1/2/L/Lsum of summaries ------
     classify = task.kind != T.SEQ2SEQ
@@ -303,13 +311,9 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         return result
 
     # ---- how much the labels move the embedding output (labelled tokens; all-E tokens) -----------
-    def label_share() -> Optional[dict]:
-        emb = logical_embedding(model)
-        if emb is None:
-            return None
-        probe = collate(data["train"][:64])
-        return emb.label_share(probe["input_ids"].to(device), probe["logic_ids"].to(device))
-
+    probe = collate(data["train"][:64]) if logical else None
+    label_share = lambda: logical_embedding(model).label_share(  # noqa: E731
+        probe["input_ids"].to(device), probe["logic_ids"].to(device)) if logical else None
     share_init = label_share()
 
     # ---- the loop --------------------------------------------------------------------------------

