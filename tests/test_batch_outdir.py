@@ -55,6 +55,15 @@ def test_a_lock_held_without_a_pid_names_the_holder_unknown(tmp_path):
         os.write(fd, b"  4242 \n")
         with pytest.raises(OutputError, match=r"\(pid 4242\)"):
             OutputLock(out).__enter__()
+        # What the file holds is shown, not trusted: at most 32 bytes, undecodable ones replaced.
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, b"7" * 40, 0)
+        with pytest.raises(OutputError, match=r"\(pid 7{32}\)"):
+            OutputLock(out).__enter__()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, b"\xff12", 0)
+        with pytest.raises(OutputError, match="\\(pid \ufffd12\\)"):
+            OutputLock(out).__enter__()
     finally:
         os.close(fd)
 
@@ -65,6 +74,17 @@ def test_a_dead_runs_lock_is_taken_and_its_pid_replaced(tmp_path):
     (out / LOCK).write_text("123456789012\n")  # longer than our pid: nothing of it may remain
     with OutputLock(out):
         assert lock_text(out) == f"{os.getpid()}\n"
+
+
+def test_releasing_is_harmless_twice_unheld_or_with_the_file_gone(tmp_path):
+    out = tmp_path / "out"
+    OutputLock(out).__exit__(None, None, None)  # never taken
+    lock = OutputLock(out).__enter__()
+    (out / LOCK).unlink()  # removed by hand while held
+    assert lock.__exit__(None, None, None) is False
+    assert lock.__exit__(None, None, None) is False
+    with OutputLock(out):
+        pass
 
 
 def test_the_lock_is_released_when_the_run_fails(tmp_path):
@@ -81,10 +101,11 @@ def test_a_file_or_an_unwritable_place_is_a_coded_error(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(DataFormatError) as e:
         OutputLock(tmp_path / "file").__enter__()
-    assert e.value.code == "E311"
+    assert e.value.code == "E311" and f"{tmp_path / 'file'} exists" in str(e.value)
     with pytest.raises(OutputError) as e:
         OutputLock(tmp_path / "file" / "out").__enter__()  # under a file: cannot be made
-    assert e.value.code == "E337" and "Not a directory" in str(e.value)
+    assert e.value.code == "E337"
+    assert f"Cannot write {tmp_path / 'file' / 'out'} (Not a directory)" in str(e.value)
 
 
 def test_a_lock_file_replaced_before_it_was_locked_is_locked_afresh(tmp_path, monkeypatch):
@@ -123,9 +144,9 @@ def test_a_lock_file_that_never_stays_is_refused(tmp_path, monkeypatch):
         return real(fd, op)
 
     monkeypatch.setattr(outdir.fcntl, "flock", flock)
-    with pytest.raises(OutputError, match=r"\[E343\].*\(pid unknown\)"):
+    with pytest.raises(OutputError, match=r"\[E343\].*\(pid unknown\)") as e:
         OutputLock(out).__enter__()
-    assert len(tries) == 10
+    assert len(tries) == 10 and f"{out} is in use" in str(e.value)
 
 
 # --- what a folder must hold -------------------------------------------------------------------
@@ -151,6 +172,7 @@ def test_a_folder_with_other_files_and_no_manifest_is_refused(tmp_path, name):
     with pytest.raises(DataFormatError) as e:
         prepare(tmp_path, "fp", overwrite=False)
     assert e.value.code == "E311" and (tmp_path / name).exists()
+    assert str(e.value).startswith(f"[E311] {tmp_path} exists")
 
 
 def test_the_same_run_resumes_and_another_is_refused_saying_what_changed(tmp_path):
@@ -161,13 +183,14 @@ def test_the_same_run_resumes_and_another_is_refused_saying_what_changed(tmp_pat
     with pytest.raises(DataFormatError) as e:
         prepare(tmp_path, "other", overwrite=False, identity=now)
     assert e.value.code == "E310" and "setting senses was 'default', now 'none'" in str(e.value)
+    assert f"{tmp_path} holds shards of a different run" in str(e.value)
     manifest(tmp_path, identity={"settings": "edited by hand"})
     with pytest.raises(DataFormatError, match="other inputs, input files changed since"):
         prepare(tmp_path, "other", overwrite=False, identity=now)
     manifest(tmp_path, format="something else")
     with pytest.raises(DataFormatError) as e:
         prepare(tmp_path, "fp", overwrite=False)
-    assert e.value.code == "E311"
+    assert e.value.code == "E311" and f"{tmp_path} exists" in str(e.value)
 
 
 def test_overwrite_removes_shards_and_manifest_only_even_a_damaged_one(tmp_path):
@@ -179,6 +202,7 @@ def test_overwrite_removes_shards_and_manifest_only_even_a_damaged_one(tmp_path)
         prepare(tmp_path, "fp", overwrite=False)
     assert prepare(tmp_path, "fp", overwrite=True) is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    assert prepare(tmp_path, "fp", overwrite=True) is None  # nothing left to remove: no error
 
 
 def test_a_folder_that_cannot_be_read_is_a_coded_error(tmp_path, monkeypatch):
@@ -188,4 +212,4 @@ def test_a_folder_that_cannot_be_read_is_a_coded_error(tmp_path, monkeypatch):
     monkeypatch.setattr(type(tmp_path), "glob", refuse)
     with pytest.raises(OutputError) as e:
         prepare(tmp_path, "fp", overwrite=False)
-    assert e.value.code == "E337" and "Permission denied" in str(e.value)
+    assert e.value.code == "E337" and f"Cannot write {tmp_path} (Permission denied)" in str(e.value)
