@@ -144,3 +144,18 @@ def test_joined_documents_shift_relations_to_their_tokens_and_sentences():
         relation(1, [[3, 4]], [[0, 3]], [[4, 7]]).to_dict(),
         relation(2, [[7, 8]], [[8, 9]], [[8, 10]]).to_dict()]
     assert j.token_starts[7:] == [25, 28, 32] and j.text[25:33] == "So what."
+
+
+def test_three_joined_documents_keep_every_offset_and_span():
+    parts = [doc("Cats bark.", ["Cats", "bark", "."], [[1], [2], []]),
+             doc("So what.", ["So", "what", "."], [[3], [], [4]],
+                 relations=[relation(0, [[0, 1]], [[1, 2]], [[1, 3]])]),
+             doc("It ends.", ["It", "ends", "."], [[5], [6], []],
+                 relations=[relation(0, [[1, 2]], [[0, 1]], [[2, 3]])])]
+    j = join_documents(parts, sep=" | ")
+    assert j.text == "Cats bark. | So what. | It ends."
+    assert j.token_starts == [0, 5, 9, 13, 16, 20, 24, 27, 31]
+    assert [j.text[s:e] for s, e in zip(j.token_starts, j.token_ends)] == j.tokens
+    assert j.sentence_starts == [0, 3, 6] and j.logic == [[1], [2], [], [3], [], [4], [5], [6], []]
+    assert [(r.sentence, r.key, r.alpha, r.beta) for r in j.relations] == [
+        (1, [[3, 4]], [[4, 5]], [[4, 6]]), (2, [[7, 8]], [[6, 7]], [[8, 9]])]
