@@ -1,9 +1,9 @@
-"""The REST service: the same records as the batch path, bad input, bounds (413/503/504), the
-OpenAPI contract (schemathesis), and `logicparse serve` as a real process.
+"""The REST service: the same records as the batch path, bad input, bounds (413), the OpenAPI
+contract (schemathesis), and `logicparse serve` as a real process.
 
-The app runs the real bundled parser (lexicon senses, no encoder) through FastAPI's TestClient;
-the 503/504 tests hold the annotator at a gate so that "busy" and "too slow" are certain, not a
-matter of timing.
+The app runs the real bundled parser (lexicon senses, no encoder) through FastAPI's TestClient.
+The work pool's bounds and deadlines (503/504) are tested in test_service_pool.py, on a clock
+the test moves.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import logicparse
 from logicparse.tokens.document import ARROW_SCHEMA, Document
 from logicparse.service import Settings, create_app
 from logicparse.service.decisions import decided_none
-from logicparse.service.limits import BodyGuard, Busy, TimedOut, WorkPool
+from logicparse.service.limits import BodyGuard
 
 EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
 TWO_SENTENCES = "If it rains, we stay home. We did not go out because it was raining."
@@ -249,110 +249,7 @@ def test_no_route_reads_files_named_by_the_request(client):
         assert client.get(path).status_code == 404, path
 
 
-# --- capacity and time limit -----------------------------------------------------------------
-
-class Gated:
-    """The real annotator behind a gate: pipe() waits until the test opens it."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.parser = inner.parser
-        self.senses = inner.senses
-        self.gate = threading.Event()
-        self.entered = threading.Event()
-
-    def pipe(self, texts, **kw):
-        self.entered.set()
-        assert self.gate.wait(60)
-        return self.inner.pipe(texts, **kw)
-
-
-def test_busy_is_503_with_retry_after_and_slow_is_504(lexicon_annotator):
-    gated = Gated(lexicon_annotator)
-    app = create_app(Settings(senses=None, threads=1, queue=0, timeout=0.2, retry_after=3),
-                     annotator=gated)
-    with TestClient(app) as c:
-        r = c.post("/v1/annotate", json={"text": EXAMPLE})
-        assert r.status_code == 504 and r.json()["code"] == "E410"
-        assert gated.entered.is_set()
-        # The timed-out request still holds the only thread: the next one is refused at once.
-        r = c.post("/v1/annotate", json={"text": EXAMPLE})
-        assert r.status_code == 503 and r.json()["code"] == "E409"
-        assert r.headers["retry-after"] == "3"
-        assert c.get("/readyz").json()["pending"] == 1
-        gated.gate.set()
-        deadline = time.monotonic() + 30
-        while c.get("/readyz").json()["pending"] and time.monotonic() < deadline:
-            time.sleep(0.05)
-        app.state.pool.timeout = 60
-        r = c.post("/v1/annotate", json={"text": EXAMPLE})
-        assert r.status_code == 200 and r.json()["relations"]
-
-
-class GatedWork:
-    """A work function that records its calls and waits at a gate before answering."""
-
-    def __init__(self):
-        self.gate = threading.Event()
-        self.calls: list[list[str]] = []
-
-    def __call__(self, texts, ids):
-        self.calls.append(list(texts))
-        assert self.gate.wait(30)
-        return [f"{i}:{t}" for t, i in zip(texts, ids)]
-
-
-def test_pool_bounds_waiting_work_and_cancels_what_timed_out_in_the_queue():
-    work = GatedWork()
-
-    async def scenario():
-        pool = WorkPool(work, threads=1, queue=1, timeout=0.2)
-        running = asyncio.ensure_future(pool.run(["a"], ["0"]))
-        await asyncio.sleep(0.05)
-        queued = asyncio.ensure_future(pool.run(["b"], ["1"]))
-        await asyncio.sleep(0.05)
-        assert pool.pending == 2
-        with pytest.raises(Busy):
-            await pool.run(["c"], ["2"])
-        for f in (running, queued):
-            with pytest.raises(TimedOut):
-                await f
-        # The waiting request was dropped at once; the running one keeps its slot until done.
-        assert pool.pending == 1
-        work.gate.set()
-        for _ in range(200):
-            if pool.pending == 0:
-                break
-            await asyncio.sleep(0.02)
-        assert pool.pending == 0
-        assert work.calls == [["a"]]  # "b" never ran
-        pool.timeout = 5
-        assert await pool.run(["d"], ["x"]) == ["x:d"]
-        pool.shutdown()
-
-    asyncio.run(scenario())
-
-
-def test_pool_batches_waiting_requests_and_answers_each_its_own():
-    work = GatedWork()
-
-    async def scenario():
-        pool = WorkPool(work, threads=1, queue=8, timeout=30, batch_size=4)
-        first = asyncio.ensure_future(pool.run(["a"], ["0"]))
-        await asyncio.sleep(0.05)  # the thread is now held at the gate with ["a"]
-        waiting = [asyncio.ensure_future(pool.run(texts, [f"{t}-id" for t in texts]))
-                   for texts in (["b", "c"], ["d"], ["e", "f"])]
-        await asyncio.sleep(0.05)
-        work.gate.set()
-        results = await asyncio.gather(first, *waiting)
-        pool.shutdown()
-        return results
-
-    results = asyncio.run(scenario())
-    assert results == [["0:a"], ["b-id:b", "c-id:c"], ["d-id:d"], ["e-id:e", "f-id:f"]]
-    # Waiting requests were joined up to batch_size texts, in arrival order, never split.
-    assert work.calls == [["a"], ["b", "c", "d"], ["e", "f"]]
-
+# --- capacity and time limit (the pool itself: test_service_pool.py) -----------------------
 
 def test_concurrent_requests_each_get_their_own_document(lexicon_annotator):
     texts = [EXAMPLE, TWO_SENTENCES, "", "Nothing happened until noon, so we left.",
@@ -545,118 +442,6 @@ def test_status_table_is_the_one_place_for_statuses():
     assert se.error_body(KeyError("x"))[0] == 500
 
 
-def stepped(n: int, seconds: float, log: list, name: str):
-    """Stepped work: ``n`` steps of ``seconds`` each; records its steps and whether it ended."""
-    def work():
-        try:
-            for _ in range(n):
-                yield
-                time.sleep(seconds)
-                log.append(name)
-            return [name]
-        finally:
-            log.append(f"{name}:end")
-    return work()
-
-
-def test_pool_interleaves_a_short_request_with_a_long_one():
-    """A one-step request arriving while a 60-step one runs is answered long before the long
-    one ends: the thread takes turns instead of finishing the long work first."""
-    log: list = []
-
-    def work(texts, ids):
-        return stepped(60 if texts == ["long"] else 1, 0.05, log, texts[0])
-
-    async def scenario():
-        pool = WorkPool(work, threads=1, queue=4, timeout=30, slice_s=0.1)
-        long = asyncio.ensure_future(pool.run(["long"], ["0"]))
-        while "long" not in log:
-            await asyncio.sleep(0.01)
-        short = await pool.run(["short"], ["1"])
-        assert not long.done()
-        at_short = log.count("long")
-        result = await long
-        pool.shutdown()
-        return short, result, at_short
-
-    short, result, at_short = asyncio.run(scenario())
-    assert short == ["short"] and result == ["long"]
-    assert at_short < 60 and log.count("long") == 60
-
-
-def test_pool_admits_a_short_request_within_one_step_beside_two_long_ones():
-    """With two long requests taking turns, a request that arrives waits for the step in
-    progress only, not for either long one to end."""
-    log: list = []
-
-    def work(texts, ids):
-        return stepped(60 if texts[0].startswith("long") else 1, 0.05, log, texts[0])
-
-    async def scenario():
-        pool = WorkPool(work, threads=1, queue=4, timeout=30, slice_s=0.1, batch_size=1)
-        longs = [asyncio.ensure_future(pool.run([name], [name])) for name in ("long1", "long2")]
-        while "long1" not in log or "long2" not in log:
-            await asyncio.sleep(0.01)
-        arrived = len(log)
-        short = await pool.run(["short"], ["s"])
-        waited = [e for e in log[arrived:log.index("short")] if e.startswith("long")]
-        assert not any(f.done() for f in longs)
-        results = await asyncio.gather(*longs)
-        pool.shutdown()
-        return short, results, waited
-
-    short, results, waited = asyncio.run(scenario())
-    assert short == ["short"] and results == [["long1"], ["long2"]]
-    assert len(waited) <= 1, waited  # at most the step that was running when it arrived
-
-
-def test_pool_puts_long_requests_in_batches_of_their_own():
-    batches: list = []
-    gate = threading.Event()
-
-    def work(texts, ids):
-        batches.append(list(ids))
-        gate.wait(10)
-        return [None] * len(texts)
-
-    async def scenario():
-        pool = WorkPool(work, threads=1, queue=8, timeout=30, batch_size=16, batch_chars=100)
-        first = asyncio.ensure_future(pool.run(["x"], ["first"]))  # holds the thread
-        while not batches:
-            await asyncio.sleep(0.01)
-        rest = [asyncio.ensure_future(pool.run([text], [name])) for name, text in (
-            ("long1", "a " * 60), ("long2", "a " * 60), ("s1", "Short."), ("s2", "Short."))]
-        await asyncio.sleep(0.2)
-        gate.set()
-        await asyncio.gather(first, *rest)
-        pool.shutdown()
-
-    asyncio.run(scenario())
-    # Short requests are batched as before; a long one (over batch_chars) goes alone.
-    assert batches == [["first"], ["long1"], ["long2"], ["s1", "s2"]]
-
-
-def test_pool_stops_stepped_work_past_its_deadline_and_frees_its_slot():
-    log: list = []
-
-    async def scenario():
-        pool = WorkPool(lambda texts, ids: stepped(200, 0.02, log, "long"), threads=1, queue=0,
-                        timeout=0.3)
-        with pytest.raises(TimedOut):
-            await pool.run(["long"], ["0"])
-        for _ in range(500):  # the thread closes the work at its next step
-            if pool.pending == 0:
-                break
-            await asyncio.sleep(0.01)
-        pending, abandoned = pool.pending, pool.abandoned
-        pool.shutdown()
-        return pending, abandoned
-
-    pending, abandoned = asyncio.run(scenario())
-    assert pending == 0 and abandoned == 1
-    assert log[-1] == "long:end" and log.count("long") < 200  # stopped, not run to its end
-
-
 # --- `logicparse serve` under attack ----------------------------------------------------------
 
 def _start(tmp_path, *flags):
@@ -709,9 +494,10 @@ def test_served_pathological_request_neither_blocks_others_nor_runs_on(tmp_path)
         t = threading.Thread(target=lambda: big.update(r=httpx.post(
             url + "/v1/annotate", json={"text": "a " * 50000}, timeout=120)))
         t.start()
-        while httpx.get(url + "/readyz").json()["pending"] == 0:
+        deadline = time.monotonic() + 60
+        while httpx.get(url + "/readyz").json()["pending"] == 0:  # admitted: the idle thread takes it
+            assert time.monotonic() < deadline, "the long request was not admitted"
             time.sleep(0.05)
-        time.sleep(1.0)  # its work has started
         r = httpx.post(url + "/v1/annotate", json={"text": EXAMPLE}, timeout=60)
         assert r.status_code == 200 and r.json()["relations"]
         assert t.is_alive()  # answered while the long request was still being worked on
@@ -735,9 +521,11 @@ def test_served_slow_clients_are_timed_out_and_health_stays_reachable(tmp_path):
         s = socket.create_connection(("127.0.0.1", port))
         s.sendall(b"POST /v1/annotate HTTP/1.1\r\nHost: x\r\n")  # headers never finished
         stalled.append(s)
-        time.sleep(0.3)
         assert httpx.get(url + "/healthz", timeout=5).status_code == 200
-        r = httpx.post(url + "/v1/annotate", json={"text": EXAMPLE}, timeout=30)
+        deadline = time.monotonic() + 30
+        while (r := httpx.post(url + "/v1/annotate", json={"text": EXAMPLE},
+                               timeout=30)).status_code == 200:  # until the server holds all three
+            assert time.monotonic() < deadline, "the stalled bodies were never counted"
         assert r.status_code == 503 and r.json()["code"] == "E417" and "retry-after" in r.headers
         for s in stalled:  # each is answered 408 and closed by the server
             data = _read_until_closed(s, 30)
