@@ -33,9 +33,18 @@ does what a hostile or careless user would, and checks what the service or the r
     `annotate`, `shards stats`, `shards show` exit 2 with a code; forged counts rebuilt;
 14. two runs on one --out: the second refused naming the first's pid; a dead run's lock taken;
 15. headers of 77 MB and 8 x 29 MB (431), a WebSocket upgrade, a valid request pipelined with a
-    malformed one: `{detail, code}` each, the valid answer kept.
+    malformed one: `{detail, code}` each, the valid answer kept;
+16. the 64 KB ambiguous-keyword request (1,207 x "As it rains, we stay since it is late while
+    they go.") repeated by one client beside 8 clients x 60 s of one-sentence requests: refused
+    at once (E425), one-sentence requests 200 within 2 s, no 5xx, RSS growth under 10%; with the
+    budget raised, its 504 frees the thread within 2 s and one-sentence requests still answer
+    within 2 s while it is repeated;
+17. `"if " * 299 + "."`: at most 16 labels a token; 15 such sentences over
+    `--max-response-bytes 1000000`: 413 E426 with a small body;
+18. a trailing-slash redirect with a forged Host: a relative Location; HEAD / and /healthz 200
+    without a body; a 422 naming the field as sent, not the server's models.
 
-Cases 1 and 8 are timings: run them under the machine lock. Every run a case starts is bounded
+Cases 1, 8 and 16 are timings: run them under the machine lock. Every run a case starts is bounded
 (a time limit, and for batch runs an RSS cap of 2 GB on the main process), so that each case
 ends by itself even on code that hangs or grows.
 
@@ -65,7 +74,8 @@ import httpx
 from robustness_common import CORPUS, RESULTS, SENTENCE, annotate, check, corpus_jsonl, serve
 from robustness_batch import (case_bad_values, case_damaged_manifest, case_huge_file, case_lock,
                               case_pipe, case_schema_first, case_special_files)
-from robustness_service import case_protocol, case_starvation
+from robustness_service import (case_amplification, case_http_details, case_one_request_holds,
+                                case_protocol, case_starvation)
 from service_load import rss_mb  # this folder is on sys.path when run as a script
 
 
@@ -366,7 +376,8 @@ CASES = {1: case_pathological, 2: case_slow_clients, 3: case_corrupted_shard,
          4: case_bad_records, 5: case_tracebacks, 6: case_pipe, 7: case_smaller,
          8: case_starvation, 9: case_special_files, 10: case_huge_file, 11: case_bad_values,
          12: case_schema_first, 13: case_damaged_manifest, 14: case_lock,
-         15: case_protocol}
+         15: case_protocol, 16: case_one_request_holds, 17: case_amplification,
+         18: case_http_details}
 
 
 def main() -> None:

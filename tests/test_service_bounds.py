@@ -159,7 +159,7 @@ def test_head_answers_as_get_without_a_body(client, path):
     assert head.headers["content-type"] == get.headers["content-type"]
 
 
-def test_head_on_a_post_route_is_405_naming_head(client):
+def test_head_on_a_post_route_is_405_with_allow(client):
     r = client.head("/v1/annotate")
     assert r.status_code == 405 and r.headers["allow"] == "POST"
 
