@@ -176,6 +176,7 @@ def test_a_trailing_slash_redirects_relatively_whatever_the_host(client):
     ({"text": [5]}, ["body", "text", 0]),
     ({"text": ["a", {"id": 1, "text": "b"}]}, ["body", "text", 1, "id"]),
     ({"text": "a", "colour": "red"}, ["body", "colour"]),
+    ({"text": "a", "decided_none": 1}, ["body", "decided_none"]),  # a boolean, as documented
 ])
 def test_422_names_the_fields_as_sent_not_the_models(client, body, loc):
     r = client.post("/v1/annotate", json=body)

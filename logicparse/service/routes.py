@@ -48,7 +48,7 @@ class AnnotateOne(BaseModel):
 
     text: str = Field(description="The text to annotate (may be empty).")
     id: str = Field("", description="Document id to echo back.")
-    decided_none: bool = Field(False, description=DECIDED_NONE)
+    decided_none: bool = Field(False, strict=True, description=DECIDED_NONE)
 
 
 class TextItem(BaseModel):
@@ -68,7 +68,7 @@ class AnnotateMany(BaseModel):
                                Annotated[TextItem, Tag(ITEM_TAGS[1])]],
                          Discriminator(lambda v: ITEM_TAGS[isinstance(v, (dict, TextItem))])]] = Field(
         description="Texts, each a string (id: its position, '0', '1', ...) or {id, text}.")
-    decided_none: bool = Field(False, description=DECIDED_NONE)
+    decided_none: bool = Field(False, strict=True, description=DECIDED_NONE)
 
 
 def _shape(body) -> str:
