@@ -259,8 +259,10 @@ def case_one_request_holds(tmp: Path) -> None:
               f"{result['statuses']}, p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms, "
               f"RSS {start:.0f} -> {end:.0f} MiB ({100 * (end / start - 1):+.1f}%)")
 
-    # With the budget raised the work runs: in chunks that the deadline stops.
-    with serve("--max-ambiguous", "100000", log=tmp / "serve16b.log") as (url, _, proc):
+    # With the budget raised the work runs, in steps; under a time limit shorter than the work
+    # (about 11 s), the deadline stops it between two steps.
+    with serve("--max-ambiguous", "100000", "--timeout", "5", log=tmp / "serve16b.log") as (
+            url, _, proc):
         out: dict = {}
         _post_in_background(url, json.dumps({"text": LONG_64KB}).encode(), out).join(120)
         t0, pending = time.monotonic(), None
@@ -270,8 +272,8 @@ def case_one_request_holds(tmp: Path) -> None:
                 break
             time.sleep(0.05)
         freed = time.monotonic() - t0
-        check(16, "budget raised: the request gets its 504 at the time limit and frees the "
-              "thread within 2 s", out.get("status") == 504 and out.get("code") == "E410"
+        check(16, "budget raised, --timeout 5: the request gets its 504 and frees the thread "
+              "within 2 s", out.get("status") == 504 and out.get("code") == "E410"
               and pending == 0 and freed < 2,
               f"{out.get('status')} {out.get('code')} after {out.get('seconds', 0):.1f} s, "
               f"thread free {freed:.2f} s later")
