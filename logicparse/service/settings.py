@@ -36,7 +36,7 @@ class Settings(BaseSettings):
         "before any parsing). Sentences longer than the parser's limit (300 tokens) are split.")
     max_ambiguous: int = Field(
         1000, ge=1, description="Most occurrences in one request of the keywords the sense "
-        "classifiers decide (with the default senses: as, but, however, since, then, while, yet; "
+        "classifiers decide (with the default senses: as, since, then, while, yet; "
         "each costs about 12 ms of encoder work), counted before any parsing. No bound applies "
         "with --senses rules or none (no classifier runs).")
     max_response_bytes: int = Field(
