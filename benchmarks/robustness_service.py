@@ -281,7 +281,8 @@ def case_one_request_holds(tmp: Path) -> None:
             time.sleep(45)
         ok, worst, line = Probe.summary(probe.small)
         check(16, "budget raised, one client repeating it: one-sentence requests 200 within 2 s",
-              ok and worst <= 2, line + f"; long: {[(st, round(s, 1)) for st, _, s in long.answers]}")
+              ok and worst <= 2,
+              line + f"; long: {[(st, round(s, 1)) for st, _, s in long.answers]}")
 
 
 def case_amplification(tmp: Path) -> None:
@@ -326,4 +327,5 @@ def case_http_details(tmp: Path) -> None:
         r = httpx.post(url + "/v1/annotate", json={"text": 5}, timeout=10)
         check(18, "a 422 names the field as sent, not the server's models",
               r.status_code == 422 and "Annotate" not in r.text
-              and r.json()["detail"][0]["loc"] == ["body", "text"], r.json().get("message", "")[:120])
+              and r.json()["detail"][0]["loc"] == ["body", "text"],
+              r.json().get("message", "")[:120])
