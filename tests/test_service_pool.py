@@ -14,12 +14,19 @@ import time
 from types import SimpleNamespace
 
 import httpx
+import pyarrow as pa
 import pytest
 
 from logicparse.service import Settings, create_app, limits
 from logicparse.service.limits import Busy, TimedOut, WorkPool
+from logicparse.tokens.document import ARROW_SCHEMA, Document
 
 EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
+TWO_SENTENCES = "If it rains, we stay home. We did not go out because it was raining."
+
+
+def arrow_row(doc: Document) -> dict:
+    return pa.Table.from_pylist([doc.to_dict()], schema=ARROW_SCHEMA).to_pylist()[0]
 
 
 class Clock:
@@ -335,3 +342,21 @@ def test_pool_admits_a_short_request_within_one_step_beside_two_long_ones(clocke
     # ran right after the step in progress.
     assert steps.log[:11] == ["long2"] * 3 + ["long1"] * 3 + ["long2"] * 3 + ["short", "short:end"]
     assert steps.log.count("long1") == steps.log.count("long2") == 60
+
+
+def test_concurrent_requests_each_get_their_own_document(lexicon_annotator):
+    texts = [EXAMPLE, TWO_SENTENCES, "", "Nothing happened until noon, so we left.",
+             "He stayed while she worked.", "It was cheap, but nobody bought it."]
+    app = create_app(Settings(senses=None, batch_size=4), annotator=lexicon_annotator)
+
+    async def scenario():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            return await asyncio.gather(*(
+                c.post("/v1/annotate", json={"text": t, "id": f"d{i}"}) for i, t in enumerate(texts)))
+
+    answers = asyncio.run(scenario())
+    app.state.pool.shutdown()
+    for i, (text, r) in enumerate(zip(texts, answers)):
+        assert r.status_code == 200
+        assert r.json() == arrow_row(lexicon_annotator.annotate(text, id=f"d{i}"))
