@@ -33,11 +33,15 @@ does what a hostile or careless user would, and checks what the service or the r
     `annotate`, `shards stats`, `shards show` exit 2 with a code; forged counts rebuilt;
 14. two runs on one --out: the second refused naming the first's pid; a dead run's lock taken;
 15. headers of 77 MB and 8 x 29 MB (431), a WebSocket upgrade, a valid request pipelined with a
-    malformed one: `{detail, code}` each, the valid answer kept.
+    malformed one: `{detail, code}` each, the valid answer kept;
+16. the 64 KB ambiguous-keyword request repeated beside 8 clients x 60 s: refused at once (E425),
+    one-sentence requests within 2 s, no 5xx, RSS +10% at most; budget raised: 504, then free;
+17. `"if " * 299 + "."`: at most 16 labels a token; 15 of them over the answer bound: 413 E426;
+18. a forged Host: a relative redirect; HEAD / and /healthz 200; a 422 in the client's terms.
 19-23. received files and changed inputs (checkpoints that run code, control characters in ids
     and text, inputs changed mid-run, bad training files, bad Documents): robustness_received.py.
 
-Cases 1 and 8 are timings: run them under the machine lock. Every run a case starts is bounded
+Cases 1, 8 and 16 are timings: run them under the machine lock. Every run a case starts is bounded
 (a time limit, and for batch runs an RSS cap of 2 GB on the main process), so that each case
 ends by itself even on code that hangs or grows.
 
@@ -68,7 +72,8 @@ from robustness_common import CORPUS, RESULTS, SENTENCE, annotate, check, corpus
 from robustness_batch import (case_bad_values, case_damaged_manifest, case_huge_file, case_lock,
                               case_pipe, case_schema_first, case_special_files)
 from robustness_received import CASES as RECEIVED
-from robustness_service import case_protocol, case_starvation
+from robustness_service import (case_amplification, case_http_details, case_one_request_holds,
+                                case_protocol, case_starvation)
 from service_load import rss_mb  # this folder is on sys.path when run as a script
 
 
@@ -369,7 +374,8 @@ CASES = {1: case_pathological, 2: case_slow_clients, 3: case_corrupted_shard,
          4: case_bad_records, 5: case_tracebacks, 6: case_pipe, 7: case_smaller,
          8: case_starvation, 9: case_special_files, 10: case_huge_file, 11: case_bad_values,
          12: case_schema_first, 13: case_damaged_manifest, 14: case_lock,
-         15: case_protocol, **RECEIVED}
+         15: case_protocol, 16: case_one_request_holds, 17: case_amplification,
+         18: case_http_details, **RECEIVED}
 
 
 def main() -> None:

@@ -204,3 +204,128 @@ def case_protocol(tmp: Path) -> None:
         health = httpx.get(url + "/healthz", timeout=10)
         check(15, "the service still answers", health.status_code == 200,
               str(health.status_code))
+
+
+AMBIGUOUS = "As it rains, we stay since it is late while they go. "
+LONG_64KB = AMBIGUOUS * (64_000 // len(AMBIGUOUS))  # 63,971 characters, 3,621 as/since/while
+
+
+class Repeater:
+    """One client sending ``body`` again as soon as each answer comes: [(status, code, s)]."""
+
+    def __init__(self, url: str, body: dict):
+        self.url, self.body, self.answers = url, body, []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            out: dict = {}
+            _post_in_background(self.url, json.dumps(self.body).encode(), out).join(120)
+            self.answers.append((out.get("status"), out.get("code"), out.get("seconds", 0.0)))
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(120)
+
+
+def case_one_request_holds(tmp: Path) -> None:
+    print("16. the 64 KB ambiguous-keyword request repeated (timings: run under the machine lock)",
+          flush=True)
+    import asyncio
+
+    from service_load import load
+
+    with serve(log=tmp / "serve16a.log") as (url, _, proc):
+        start = rss_mb(proc.pid)
+        with Repeater(url, {"text": LONG_64KB}) as long, Probe(url) as probe:
+            result = asyncio.run(load(url, clients=8, duration=60, max_requests=10 ** 9))
+        end = rss_mb(proc.pid)
+        codes = sorted({f"{st} {code}" for st, code, _ in long.answers})
+        check(16, "defaults: the 64 KB request refused at once, coded (E425), each time",
+              codes == ["413 E425"] and max(s for _, _, s in long.answers) < 2,
+              f"{len(long.answers)} sent: {codes}, slowest "
+              f"{max(s for _, _, s in long.answers):.2f} s")
+        ok, worst, line = Probe.summary(probe.small)
+        check(16, "defaults, beside it: one-sentence requests 200 within 2 s", ok and worst <= 2,
+              line)
+        check(16, "defaults, beside it: 8 clients x 60 s, no 5xx, RSS growth under 10%",
+              result["5xx"] == 0 and result["client_errors"] == 0 and end < start * 1.1,
+              f"{result['requests']} requests, {result['rps']} req/s, statuses "
+              f"{result['statuses']}, p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms, "
+              f"RSS {start:.0f} -> {end:.0f} MiB ({100 * (end / start - 1):+.1f}%)")
+
+    # With the budget raised the work runs, in steps; under a time limit shorter than the work
+    # (about 11 s), the deadline stops it between two steps.
+    with serve("--max-ambiguous", "100000", "--timeout", "5", log=tmp / "serve16b.log") as (
+            url, _, proc):
+        out: dict = {}
+        _post_in_background(url, json.dumps({"text": LONG_64KB}).encode(), out).join(120)
+        t0, pending = time.monotonic(), None
+        while time.monotonic() - t0 < 60:
+            pending = httpx.get(url + "/readyz", timeout=10).json()["pending"]
+            if pending == 0:
+                break
+            time.sleep(0.05)
+        freed = time.monotonic() - t0
+        check(16, "budget raised, --timeout 5: the request gets its 504 and frees the thread "
+              "within 2 s", out.get("status") == 504 and out.get("code") == "E410"
+              and pending == 0 and freed < 2,
+              f"{out.get('status')} {out.get('code')} after {out.get('seconds', 0):.1f} s, "
+              f"thread free {freed:.2f} s later")
+        with Repeater(url, {"text": LONG_64KB}) as long, Probe(url) as probe:
+            time.sleep(45)
+        ok, worst, line = Probe.summary(probe.small)
+        check(16, "budget raised, one client repeating it: one-sentence requests 200 within 2 s",
+              ok and worst <= 2,
+              line + f"; long: {[(st, round(s, 1)) for st, _, s in long.answers]}")
+
+
+def case_amplification(tmp: Path) -> None:
+    print("17. answers much larger than their request", flush=True)
+    with serve("--senses", "none", "--max-response-bytes", "1000000",
+               log=tmp / "serve17.log") as (url, _, _):
+        one = "if " * 299 + "."
+        body = json.dumps({"text": one}).encode()
+        r = httpx.post(url + "/v1/annotate", content=body, timeout=120,
+                       headers={"Content-Type": "application/json"})
+        most = max((len(labels) for labels in r.json().get("logic", [[]])), default=0) \
+            if r.status_code == 200 else None
+        check(17, '{"text": "if " * 299 + "."}: 200, at most 16 labels a token',
+              r.status_code == 200 and most is not None and most <= 16,
+              f"{len(body):,} B in, {len(r.content):,} B out ({len(r.content) / len(body):.0f}x), "
+              f"most labels on a token {most}")
+        body = json.dumps({"text": " ".join([one] * 15)}).encode()
+        r = httpx.post(url + "/v1/annotate", content=body, timeout=120,
+                       headers={"Content-Type": "application/json"})
+        code = r.json().get("code") if r.status_code != 200 else None
+        check(17, "15 such sentences with --max-response-bytes 1000000: a coded 413 (E426), "
+              "a small body", r.status_code == 413 and code == "E426" and len(r.content) < 1000,
+              f"{len(body):,} B in: {r.status_code} {code}, {len(r.content):,} B out")
+
+
+def case_http_details(tmp: Path) -> None:
+    print("18. Host, HEAD and the names in a 422", flush=True)
+    with serve("--senses", "none", log=tmp / "serve18.log") as (url, port, _):
+        raw = _exchange(port, b"GET /v1/labels/ HTTP/1.1\r\nHost: evil.example\r\n"
+                              b"Connection: close\r\n\r\n")
+        got = _answers(raw)
+        location = next((line.split(b":", 1)[1].strip().decode() for line in
+                         raw.split(b"\r\n\r\n")[0].split(b"\r\n")
+                         if line.lower().startswith(b"location:")), None)
+        check(18, "a trailing-slash redirect: Location relative, never the client's Host",
+              bool(got) and got[0][0] in (307, 308) and location == "/v1/labels",
+              f"{got[0][0] if got else None} Location {location!r}")
+        for path in ("/", "/healthz"):
+            r = httpx.head(url + path, timeout=10)
+            check(18, f"HEAD {path}: 200 without a body", r.status_code == 200 and not r.content,
+                  f"{r.status_code}, {len(r.content)} B")
+        r = httpx.post(url + "/v1/annotate", json={"text": 5}, timeout=10)
+        check(18, "a 422 names the field as sent, not the server's models",
+              r.status_code == 422 and "Annotate" not in r.text
+              and r.json()["detail"][0]["loc"] == ["body", "text"],
+              r.json().get("message", "")[:120])

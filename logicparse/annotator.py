@@ -40,6 +40,12 @@ _NO_ID = object()
 # few hundred ordinary ones.
 PARSE_CHUNK_COST = 300 ** 2
 
+# Keyword occurrences handed to the sense model at once. With the default classifiers one costs
+# about 12 ms (encoder included, one torch thread), so a chunk is under half a second of work:
+# a scheduler that steps the work (the service's pool) can interleave other requests and stop
+# it between chunks, which it could not do while thousands of occurrences were one call.
+DECIDE_CHUNK = 32
+
 
 # A sentence before parsing: its tokens and their character offsets (starts, ends).
 Segment = tuple[list[str], list[int], list[int]]
@@ -94,17 +100,20 @@ def _resolve_senses(senses, device: str = "cpu") -> Optional[SenseModel]:
     return load_senses(senses, device=device)
 
 
-def _decide(matches: Sequence[tuple[Sentence, Match]], senses: Optional[SenseModel]
-            ) -> list[SenseDecision]:
-    """One decision per match: with ``senses=None`` the lexicon's sense (the paper's literal
-    behaviour); otherwise the sense model's, which gets every occurrence with its sentence's tree
-    (tree rules, then classifiers, then the lexicon: ``logicparse.senses.decide``)."""
+def _decide_steps(matches: Sequence[tuple[Sentence, Match]], senses: Optional[SenseModel]):
+    """Steps (see ``logicparse.retry.drain``) returning one decision per match: with
+    ``senses=None`` the lexicon's sense (the paper's literal behaviour); otherwise the sense
+    model's, which gets every occurrence with its sentence's tree (tree rules, then classifiers,
+    then the lexicon: ``logicparse.senses.decide``), ``DECIDE_CHUNK`` occurrences at a time with
+    a step before each chunk."""
     if senses is None:
         return [SenseDecision(m.keyword.senses[0], 1.0, "lexicon") for _, m in matches]
-    if not matches:
-        return []
-    queries = [sense_query(m.keyword, sent.tokens, m.start, m.end, sent.tree) for sent, m in matches]
-    decisions = list(senses.disambiguate(queries))
+    decisions: list[SenseDecision] = []
+    for a in range(0, len(matches), DECIDE_CHUNK):
+        yield
+        chunk = matches[a:a + DECIDE_CHUNK]
+        decisions.extend(senses.disambiguate([sense_query(m.keyword, sent.tokens, m.start, m.end,
+                                                          sent.tree) for sent, m in chunk]))
     for (_, m), d in zip(matches, decisions):
         if d.relation is not None and d.relation not in RELATIONS:
             raise LogicparseError(Errors.E022.format(
@@ -121,9 +130,15 @@ def extends_lists(senses, mapping: str) -> bool:
 def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
                     senses: Optional[SenseModel] = None, mapping: str = DEFAULT_MAPPING
                     ) -> list[Document]:
-    """(id, text, sentences) -> Documents. Sense queries of all items go to the classifier in one
-    batch, so that ``pipe`` encodes many keywords per encoder call. ``mapping``: "default" or
-    "paper" (Algorithm 1 exactly; mapping.py)."""
+    """(id, text, sentences) -> Documents. Sense queries of all items go to the classifier
+    together (in chunks of ``DECIDE_CHUNK``), so that ``pipe`` encodes many keywords per encoder
+    call. ``mapping``: "default" or "paper" (Algorithm 1 exactly; mapping.py)."""
+    return drain(build_documents_steps(items, senses, mapping))
+
+
+def build_documents_steps(items: Sequence[tuple[str, str, list[Sentence]]],
+                          senses: Optional[SenseModel] = None, mapping: str = DEFAULT_MAPPING):
+    """``build_documents`` as steps: one before each chunk of decisions, one before mapping."""
     found: list[tuple[int, int, int, Sentence, Match]] = []  # (item, sentence, offset, ...)
     extended = extends_lists(senses, mapping)
     for d, (_, _, sentences) in enumerate(items):
@@ -132,8 +147,8 @@ def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
             for m in find_keywords(sent.tokens, extended):
                 found.append((d, s, offset, sent, m))
             offset += len(sent.tokens)
-    decisions = _decide([(f[3], f[4]) for f in found], senses)
-
+    decisions = yield from _decide_steps([(f[3], f[4]) for f in found], senses)
+    yield  # before mapping and labelling
     per_doc: list[list[Relation]] = [[] for _ in items]
     sent_starts: list[list[int]] = []
     for _, _, sentences in items:
@@ -326,7 +341,7 @@ class Annotator:
         return drain(self._parse_and_build([(d, t, self.segment(t)) for d, t in docs]))
 
     def _parse_and_build(self, items: Sequence[tuple[str, str, list[Segment]]]):
-        """Steps: one before each chunk of parsing, one before the Documents are built."""
+        """Steps: one before each chunk of parsing, each chunk of decisions, and the mapping."""
         flat = [toks for _, _, sents in items for toks, _, _ in sents]
         # Shortest first over all the documents of the batch, so that the parser's batches hold
         # sentences of about the same length (little padding); the trees go back in order.
@@ -344,9 +359,8 @@ class Annotator:
                 tree = next(parsed)
                 sentences.append(Sentence(toks, starts, ends, strip_wrappers(tree), tree.to_string()))
             out.append((doc_id, text, sentences))
-        yield
         warn_if_not_english(out)
-        return build_documents(out, self.senses, self.mapping)
+        return (yield from build_documents_steps(out, self.senses, self.mapping))
 
     @property
     def max_sentence_tokens(self) -> int:

@@ -294,6 +294,13 @@ class Errors(metaclass=_WithCodes):
             "/ --max-header-bytes on the server.")
     E424 = ("This service does not speak WebSocket (the request asked to upgrade to {upgrade!r}). "
             "Send plain HTTP requests: POST /v1/annotate with a JSON body, as /docs describes.")
+    E425 = ("Request has {n} occurrences of keywords that the sense classifiers decide ({keywords}); "
+            "this service decides at most {limit} per request (each costs encoder work). Split the "
+            "text over several requests, or raise LOGICPARSE_MAX_AMBIGUOUS / --max-ambiguous on the "
+            "server (and --timeout with it).")
+    E426 = ("The answer to this request would be {size:,} bytes of JSON; this service sends at most "
+            "{limit:,}. Send less text per request, or raise LOGICPARSE_MAX_RESPONSE_BYTES / "
+            "--max-response-bytes on the server.")
 
     # --- E5xx: modeling and training --------------------------------------------------------
     E501 = ("logic_ids has shape {got}, but the input ids have shape {ids}: logic_ids must be "

@@ -64,8 +64,8 @@ class OutputLock:
     def __exit__(self, *exc) -> bool:
         if self._fd is not None:
             try:
-                (self.out / LOCK).unlink(missing_ok=True)  # removed while still held
-            except OSError:
+                (self.out / LOCK).unlink()  # removed while still held
+            except OSError:  # gone already (removed by hand): nothing to release but the fd
                 pass
             os.close(self._fd)
             self._fd = None

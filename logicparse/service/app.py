@@ -19,15 +19,16 @@ from typing import Optional
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 import logicparse
 from logicparse.errors import Errors, LogicparseError
 
 from .errors import BadRequest, MethodNotAllowed, NotFound, error_body
 from .limits import BodyGuard, WorkPool
-from .routes import EXAMPLE, load_pages, pages, parser_name, router
+from .routes import BODY_TAGS, EXAMPLE, ITEM_TAGS, load_pages, pages, parser_name, router
 from .settings import Settings
 
 logger = logging.getLogger("logicparse.service")
@@ -86,6 +87,9 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         "layered logic labels. `POST /v1/annotate` returns the Document record of the batch "
         "shards. A page to try it is at `/`.",
         lifespan=lifespan,
+        # Starlette's redirect builds an absolute Location from the Host header, which the
+        # client chooses: _slash_redirect answers with a relative one instead.
+        redirect_slashes=False,
         docs_url=None,  # served below from local files: FastAPI's default loads them from a CDN
         redoc_url=None,
     )
@@ -110,6 +114,7 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
                        retry_after=settings.retry_after)
     app.state.startup_error = None
     app.add_middleware(_StartupReport, state=app.state)
+    app.add_middleware(_HeadAsGet)
 
     load_pages()
 
@@ -122,11 +127,12 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         # The framework's own refusals (no route, wrong method, unreadable body) in our shape.
         path = request.url.path
         if exc.status_code == 404:
-            return _error_response(NotFound(Errors.E413.format(path=path)))
+            return _slash_redirect(request) or _error_response(NotFound(Errors.E413.format(path=path)))
         if exc.status_code == 405:
             allowed = (exc.headers or {}).get("Allow", "")
+            method = "HEAD" if request.scope.get(HEAD) else request.method
             return _error_response(MethodNotAllowed(
-                Errors.E414.format(method=request.method, path=path, allowed=allowed or "?"),
+                Errors.E414.format(method=method, path=path, allowed=allowed or "?"),
                 {"Allow": allowed} if allowed else None))
         if exc.status_code == 400:
             cause = exc.__cause__
@@ -146,7 +152,7 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         # The input is left out of the answer: it can be large, or not encodable as JSON. The
         # first errors only, and their count: the answer stays small whatever the body held.
         every = exc.errors()
-        errors = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
+        errors = [{"loc": _client_loc(e["loc"]), "msg": e["msg"], "type": e["type"]}
                   for e in every[:MAX_ERRORS]]
         fields = "; ".join(_where(e) + f": {e['msg']}" for e in errors)
         if len(every) > MAX_ERRORS:
@@ -162,6 +168,42 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
     app.include_router(router)
     app.include_router(pages)
     return app
+
+
+HEAD = "logicparse.head"  # set in the scope of a HEAD request answered as GET
+
+
+class _HeadAsGet:
+    """ASGI middleware: HEAD is answered as GET without the body, wherever GET is (/, /healthz,
+    /readyz, ...: load balancers and uptime checks send HEAD)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            return await self.app(scope, receive, send)
+
+        async def headers_only(message):
+            if message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        return await self.app({**scope, "method": "GET", HEAD: True}, receive, headers_only)
+
+
+def _slash_redirect(request: Request) -> Optional[Response]:
+    """A 307 to the same path without (or with) its trailing slash when that path is a route,
+    with a relative Location: never built from the Host header."""
+    path = request.url.path
+    other = path[:-1] if path.endswith("/") else path + "/"
+    if not other or other.startswith("//"):
+        return None
+    scope = {**request.scope, "path": other}
+    if not any(route.matches(scope)[0] != Match.NONE for route in request.app.router.routes):
+        return None
+    query = request.url.query
+    return RedirectResponse(other + ("?" + query if query else ""), status_code=307)
 
 
 class _StartupReport:
@@ -197,6 +239,17 @@ async def _refuse_websocket(scope, send) -> None:
     await send({"type": "websocket.http.response.start", "status": status, "headers": [
         (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "websocket.http.response.body", "body": body})
+
+
+def _client_loc(loc) -> list:
+    """An error's location in the body as the client wrote it: without the tags pydantic adds
+    for the body's two shapes and a list item's two (routes.py)."""
+    loc = list(loc)
+    if len(loc) > 1 and loc[0] == "body" and loc[1] in BODY_TAGS:
+        del loc[1]
+        if len(loc) > 3 and loc[1] == "text" and isinstance(loc[2], int) and loc[3] in ITEM_TAGS:
+            del loc[3]
+    return loc
 
 
 def _where(error: dict) -> str:

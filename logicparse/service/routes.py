@@ -6,6 +6,7 @@ it uses, and tests may override them (``app.dependency_overrides``)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import asdict
 from functools import lru_cache
 from pathlib import Path
@@ -13,13 +14,14 @@ from typing import Annotated, Optional, Union
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse, JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi.responses import HTMLResponse, Response
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 import logicparse
 from logicparse import taxonomy
-from logicparse.annotator import check_text
+from logicparse.annotator import check_text, extends_lists
 from logicparse.errors import Errors, LogicparseError
+from logicparse.mapping import find_keywords
 from logicparse.tokens.document import Document
 
 from .decisions import decided_none
@@ -34,6 +36,10 @@ DECIDED_NONE = ("Also list the keywords decided `none` (not a connective here, e
                 "record alone.")
 
 
+BODY_TAGS = ("one text", "a list of texts")  # body: {"text": "..."} or {"text": [...]}
+ITEM_TAGS = ("string", "{id, text}")  # an item of the list
+
+
 class AnnotateOne(BaseModel):
     """One text; the answer is one Document."""
 
@@ -42,7 +48,7 @@ class AnnotateOne(BaseModel):
 
     text: str = Field(description="The text to annotate (may be empty).")
     id: str = Field("", description="Document id to echo back.")
-    decided_none: bool = Field(False, description=DECIDED_NONE)
+    decided_none: bool = Field(False, strict=True, description=DECIDED_NONE)
 
 
 class TextItem(BaseModel):
@@ -58,12 +64,23 @@ class AnnotateMany(BaseModel):
     model_config = ConfigDict(extra="forbid", title="A list of texts", json_schema_extra={
         "examples": [{"text": ["It rains.", {"id": "b", "text": "If it rains, we stay."}]}]})
 
-    text: list[Union[str, TextItem]] = Field(
+    text: list[Annotated[Union[Annotated[str, Tag(ITEM_TAGS[0])],
+                               Annotated[TextItem, Tag(ITEM_TAGS[1])]],
+                         Discriminator(lambda v: ITEM_TAGS[isinstance(v, (dict, TextItem))])]] = Field(
         description="Texts, each a string (id: its position, '0', '1', ...) or {id, text}.")
-    decided_none: bool = Field(False, description=DECIDED_NONE)
+    decided_none: bool = Field(False, strict=True, description=DECIDED_NONE)
 
 
-AnnotateRequest = Union[AnnotateOne, AnnotateMany]
+def _shape(body) -> str:
+    text = body.get("text") if isinstance(body, dict) else getattr(body, "text", None)
+    return BODY_TAGS[isinstance(text, list)]
+
+
+# The body is read as one model or the other by the type of its "text", so that a 422 lists the
+# problems of that one (not of both); the tags, which pydantic puts in an error's location, are
+# left out of the answer (app.py), which names the fields as the client sent them.
+AnnotateRequest = Annotated[Union[Annotated[AnnotateOne, Tag(BODY_TAGS[0])],
+                                  Annotated[AnnotateMany, Tag(BODY_TAGS[1])]], Discriminator(_shape)]
 
 
 class ErrorBody(BaseModel):
@@ -140,8 +157,8 @@ ERRORS_DOC = {
     400: {"model": ErrorBody, "description": "Request or body unreadable (HTTP, UTF-8, "
           "JSON), or text not valid Unicode."},
     408: {"model": ErrorBody, "description": "Headers or body not received in time."},
-    413: {"model": ErrorBody, "description": "Too much text (bytes, characters, texts or "
-          "tokens)."},
+    413: {"model": ErrorBody, "description": "Too much text (bytes, characters, texts, tokens "
+          "or keywords for the sense classifiers), or an answer over the response bound."},
     500: {"model": ErrorBody, "description": "Unexpected error (a bug; see the server log)."},
     503: {"model": ErrorBody, "description": "At capacity or still loading.",
           "headers": {"Retry-After": {"description": "Seconds to wait before retrying.",
@@ -178,23 +195,49 @@ async def annotate(body: AnnotateRequest, settings: SettingsDep, annotator: Anno
                 raise BadRequest(Errors.E407.format(where=where, reason=e)) from None
 
     _require_ready(annotator, pool, settings)
-    # A token is at least one character: only a text longer than the bound needs counting.
-    if n_chars > settings.max_tokens and hasattr(annotator, "segment"):
-        n_tokens = await asyncio.to_thread(_count_tokens, annotator, texts)
-        if n_tokens > settings.max_tokens:
-            raise TooLarge(Errors.E418.format(n=n_tokens, limit=settings.max_tokens))
+    await _check_work(annotator, texts, n_chars, settings)
     docs = await pool.run(texts, ids)
-    records = [d.to_dict() for d in docs]
-    if body.decided_none:
-        senses = getattr(annotator, "senses", None)
-        # Reading every sentence's tree again takes a while for a long text: off the loop.
-        mapping = getattr(annotator, "mapping", "default")
-        found = await asyncio.to_thread(lambda: [decided_none(d, senses, mapping) for d in docs])
-        for record, nones in zip(records, found):
-            record["decided_none"] = [asdict(n) for n in nones]
-        # Past the response model, which is the Document record alone.
-        return JSONResponse(records[0] if single else records)
-    return records[0] if single else records
+
+    def answer() -> bytes:
+        # Off the loop: a long text's records take a while to build and write as JSON.
+        records = [d.to_dict() for d in docs]
+        if body.decided_none:
+            senses = getattr(annotator, "senses", None)
+            mapping = getattr(annotator, "mapping", "default")
+            for d, record in zip(docs, records):
+                record["decided_none"] = [asdict(n) for n in decided_none(d, senses, mapping)]
+        return json.dumps(records[0] if single else records, ensure_ascii=False,
+                          allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+    content = await asyncio.to_thread(answer)
+    if len(content) > settings.max_response_bytes:
+        raise TooLarge(Errors.E426.format(size=len(content), limit=settings.max_response_bytes))
+    # Written here, not by FastAPI from the response model (the Document record, which
+    # ``Document.to_dict`` builds): its size has to be known before anything is sent.
+    return Response(content, media_type="application/json")
+
+
+async def _check_work(annotator, texts: list[str], n_chars: int, settings: Settings) -> None:
+    """The token bound (E418) and the bound on keywords for the sense classifiers (E425), both
+    counted on spaCy's tokens before any parsing, off the loop. Counting costs about 0.2 s per
+    100,000 characters, so it is skipped when the characters alone show both bounds are kept:
+    a token is at least one character, and a keyword occurrence at least as long as the
+    shortest such keyword plus one character to set it apart from the next."""
+    classified = sorted(getattr(getattr(annotator, "senses", None), "classified", ()))
+    shortest = min((len(k) for k in classified), default=0)
+    over_tokens = n_chars > settings.max_tokens
+    over_keywords = bool(classified) and n_chars > settings.max_ambiguous * (shortest + 1)
+    if not (over_tokens or over_keywords) or not hasattr(annotator, "segment"):
+        return
+    extended = extends_lists(getattr(annotator, "senses", None),
+                             getattr(annotator, "mapping", "default"))
+    n_tokens, n_keywords = await asyncio.to_thread(_count, annotator, texts, set(classified),
+                                                   extended)
+    if n_tokens > settings.max_tokens:
+        raise TooLarge(Errors.E418.format(n=n_tokens, limit=settings.max_tokens))
+    if n_keywords > settings.max_ambiguous:
+        raise TooLarge(Errors.E425.format(n=n_keywords, keywords=", ".join(classified),
+                                          limit=settings.max_ambiguous))
 
 
 @router.get("/v1/labels", response_model=Labels, tags=["taxonomy"])
@@ -284,8 +327,17 @@ for _path, (_files, _name, _media) in _FILES.items():
     pages.add_api_route(_path, _file_route(_files, _name, _media), methods=["GET"])
 
 
-def _count_tokens(annotator, texts: list[str]) -> int:
-    return sum(len(toks) for text in texts for toks, _, _ in annotator.segment(text))
+def _count(annotator, texts: list[str], classified: set, extended: bool) -> tuple[int, int]:
+    """(tokens, occurrences of the ``classified`` keywords) in ``texts``, found as the
+    annotator finds them (``extended``: see ``annotator.extends_lists``)."""
+    tokens = keywords = 0
+    for text in texts:
+        for toks, _, _ in annotator.segment(text):
+            tokens += len(toks)
+            if classified:
+                keywords += sum(m.keyword.text in classified
+                                for m in find_keywords(toks, extended))
+    return tokens, keywords
 
 
 def parser_name(annotator) -> str:

@@ -34,6 +34,14 @@ class Settings(BaseSettings):
     max_tokens: int = Field(
         50_000, ge=1, description="Most tokens of text in one request (spaCy's tokens, counted "
         "before any parsing). Sentences longer than the parser's limit (300 tokens) are split.")
+    max_ambiguous: int = Field(
+        1000, ge=1, description="Most occurrences in one request of the keywords the sense "
+        "classifiers decide (with the default senses: as, since, then, while, yet; "
+        "each costs about 12 ms of encoder work), counted before any parsing. No bound applies "
+        "with --senses rules or none (no classifier runs).")
+    max_response_bytes: int = Field(
+        8 * 1024 * 1024, ge=1024, description="Most bytes of JSON in one answer; a larger one "
+        "is refused (413) instead of sent.")
     # UTF-8 takes up to 4 bytes a character and JSON escapes up to 12 (a surrogate pair), so the
     # byte bound checked before parsing is looser than max_chars; max_chars is checked exactly
     # once the body is parsed.

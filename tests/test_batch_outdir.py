@@ -1,0 +1,215 @@
+"""Who may write an output folder (logicparse.batch.outdir): one run at a time, a dead run's lock
+taken over, and what a folder must hold for a run to start, resume or overwrite it."""
+
+import fcntl
+import json
+import os
+
+import pytest
+
+from logicparse.batch import outdir
+from logicparse.batch import shards as sh
+from logicparse.batch.outdir import LOCK, OutputLock, prepare
+from logicparse.errors import DataFormatError, OutputError
+
+
+def lock_text(out) -> str:
+    return (out / LOCK).read_text()
+
+
+def test_lock_creates_the_folder_names_its_holder_and_goes_with_the_run(tmp_path):
+    out = tmp_path / "a" / "b"
+    with OutputLock(out) as held:
+        assert held.out == out and out.is_dir()
+        assert lock_text(out) == f"{os.getpid()}\n"
+        assert oct((out / LOCK).stat().st_mode & 0o777) == oct(0o644 & ~current_umask())
+    assert out.is_dir() and not (out / LOCK).exists()
+    with OutputLock(out):  # free again
+        pass
+
+
+def current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_a_second_run_is_refused_naming_the_first(tmp_path):
+    out = tmp_path / "out"
+    with OutputLock(out):
+        with pytest.raises(OutputError) as e:
+            OutputLock(out).__enter__()
+        assert e.value.code == "E343" and f"(pid {os.getpid()})" in str(e.value)
+        assert str(out) in str(e.value)
+        assert lock_text(out) == f"{os.getpid()}\n"  # the refused run changed nothing
+
+
+def test_a_lock_held_without_a_pid_names_the_holder_unknown(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with pytest.raises(OutputError, match=r"\[E343\].*\(pid unknown\)"):
+            OutputLock(out).__enter__()
+        os.write(fd, b"  4242 \n")
+        with pytest.raises(OutputError, match=r"\(pid 4242\)"):
+            OutputLock(out).__enter__()
+        # What the file holds is shown, not trusted: at most 32 bytes, undecodable ones replaced.
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, b"7" * 40, 0)
+        with pytest.raises(OutputError, match=r"\(pid 7{32}\)"):
+            OutputLock(out).__enter__()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, b"\xff12", 0)
+        with pytest.raises(OutputError, match="\\(pid \ufffd12\\)"):
+            OutputLock(out).__enter__()
+    finally:
+        os.close(fd)
+
+
+def test_a_dead_runs_lock_is_taken_and_its_pid_replaced(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / LOCK).write_text("123456789012\n")  # longer than our pid: nothing of it may remain
+    with OutputLock(out):
+        assert lock_text(out) == f"{os.getpid()}\n"
+
+
+def test_releasing_is_harmless_twice_unheld_or_with_the_file_gone(tmp_path):
+    out = tmp_path / "out"
+    OutputLock(out).__exit__(None, None, None)  # never taken
+    lock = OutputLock(out).__enter__()
+    (out / LOCK).unlink()  # removed by hand while held
+    assert lock.__exit__(None, None, None) is False
+    assert lock.__exit__(None, None, None) is False
+    with OutputLock(out):
+        pass
+
+
+def test_the_lock_is_released_when_the_run_fails(tmp_path):
+    out = tmp_path / "out"
+    with pytest.raises(KeyError):
+        with OutputLock(out):
+            raise KeyError("the run failed")
+    assert not (out / LOCK).exists()
+    with OutputLock(out):
+        assert lock_text(out) == f"{os.getpid()}\n"
+
+
+def test_a_file_or_an_unwritable_place_is_a_coded_error(tmp_path):
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(DataFormatError) as e:
+        OutputLock(tmp_path / "file").__enter__()
+    assert e.value.code == "E311" and f"{tmp_path / 'file'} exists" in str(e.value)
+    with pytest.raises(OutputError) as e:
+        OutputLock(tmp_path / "file" / "out").__enter__()  # under a file: cannot be made
+    assert e.value.code == "E337"
+    assert f"Cannot write {tmp_path / 'file' / 'out'} (Not a directory)" in str(e.value)
+
+
+def test_a_lock_file_replaced_before_it_was_locked_is_locked_afresh(tmp_path, monkeypatch):
+    """The run before removes its lock file as it ends: a run that opened that file just before
+    must lock the file that is there now, or two runs would hold "the" lock."""
+    out = tmp_path / "out"
+    out.mkdir()
+    real = fcntl.flock
+    replaced = []
+
+    def flock(fd, op):
+        if len(replaced) < 2:  # the file opened is removed and made again twice
+            (out / LOCK).unlink()
+            (out / LOCK).write_text("")
+            replaced.append(os.fstat(fd).st_ino)
+        return real(fd, op)
+
+    monkeypatch.setattr(outdir.fcntl, "flock", flock)
+    with OutputLock(out) as held:
+        assert len(replaced) == 2 and lock_text(out) == f"{os.getpid()}\n"
+        assert os.fstat(held._fd).st_ino == (out / LOCK).stat().st_ino
+        monkeypatch.setattr(outdir.fcntl, "flock", real)
+        with pytest.raises(OutputError, match=r"\[E343\]"):  # and it is really held
+            OutputLock(out).__enter__()
+
+
+def test_a_lock_file_that_never_stays_is_refused(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    out.mkdir()
+    real = fcntl.flock
+    tries = []
+
+    def flock(fd, op):
+        tries.append(fd)
+        (out / LOCK).unlink()
+        return real(fd, op)
+
+    monkeypatch.setattr(outdir.fcntl, "flock", flock)
+    with pytest.raises(OutputError, match=r"\[E343\].*\(pid unknown\)") as e:
+        OutputLock(out).__enter__()
+    assert len(tries) == 10 and f"{out} is in use" in str(e.value)
+
+
+# --- what a folder must hold -------------------------------------------------------------------
+
+def manifest(out, fingerprint="fp", **extra):
+    m = {"format": sh.FORMAT, "fingerprint": fingerprint, "shards": [], **extra}
+    (out / sh.MANIFEST).write_text(json.dumps(m))
+    return m
+
+
+def test_a_new_or_empty_folder_starts_a_run(tmp_path):
+    out = tmp_path / "out"
+    with OutputLock(out):
+        assert prepare(out, "fp", overwrite=False) is None
+        (out / f"{sh.TMP_PREFIX}shard-00000.arrow.1").write_text("half written")
+        assert prepare(out, "fp", overwrite=False) is None  # a killed run's temporary file goes
+        assert sorted(p.name for p in out.iterdir()) == [LOCK]
+
+
+@pytest.mark.parametrize("name", ["notes.txt", "shard-00000.arrow"])
+def test_a_folder_with_other_files_and_no_manifest_is_refused(tmp_path, name):
+    (tmp_path / name).write_text("x")
+    with pytest.raises(DataFormatError) as e:
+        prepare(tmp_path, "fp", overwrite=False)
+    assert e.value.code == "E311" and (tmp_path / name).exists()
+    assert str(e.value).startswith(f"[E311] {tmp_path} exists")
+
+
+def test_the_same_run_resumes_and_another_is_refused_saying_what_changed(tmp_path):
+    before = {"settings": {"senses": "default"}, "inputs": []}
+    m = manifest(tmp_path, identity=before)
+    assert prepare(tmp_path, "fp", overwrite=False) == m
+    now = {"settings": {"senses": "none"}, "inputs": []}
+    with pytest.raises(DataFormatError) as e:
+        prepare(tmp_path, "other", overwrite=False, identity=now)
+    assert e.value.code == "E310" and "setting senses was 'default', now 'none'" in str(e.value)
+    assert f"{tmp_path} holds shards of a different run" in str(e.value)
+    manifest(tmp_path, identity={"settings": "edited by hand"})
+    with pytest.raises(DataFormatError, match="other inputs, input files changed since"):
+        prepare(tmp_path, "other", overwrite=False, identity=now)
+    manifest(tmp_path, format="something else")
+    with pytest.raises(DataFormatError) as e:
+        prepare(tmp_path, "fp", overwrite=False)
+    assert e.value.code == "E311" and f"{tmp_path} exists" in str(e.value)
+
+
+def test_overwrite_removes_shards_and_manifest_only_even_a_damaged_one(tmp_path):
+    (tmp_path / "shard-00000.arrow").write_text("x")
+    (tmp_path / "shard-00001.arrow").write_text("x")
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / sh.MANIFEST).write_text("{not json")
+    with pytest.raises(DataFormatError, match=r"\[E342\]"):
+        prepare(tmp_path, "fp", overwrite=False)
+    assert prepare(tmp_path, "fp", overwrite=True) is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    assert prepare(tmp_path, "fp", overwrite=True) is None  # nothing left to remove: no error
+
+
+def test_a_folder_that_cannot_be_read_is_a_coded_error(tmp_path, monkeypatch):
+    def refuse(self, pattern):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(type(tmp_path), "glob", refuse)
+    with pytest.raises(OutputError) as e:
+        prepare(tmp_path, "fp", overwrite=False)
+    assert e.value.code == "E337" and f"Cannot write {tmp_path} (Permission denied)" in str(e.value)

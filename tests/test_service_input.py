@@ -1,0 +1,131 @@
+"""Bad input to the service: 400 (not UTF-8, not Unicode), 413 (bytes, characters, texts; by
+Content-Length before the body is read), 422 naming the field as the client wrote it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from logicparse.service import Settings, create_app
+from logicparse.service.limits import BodyGuard
+
+
+@pytest.fixture(scope="module")
+def client(lexicon_annotator):
+    app = create_app(Settings(senses=None, max_chars=2000, max_texts=8), annotator=lexicon_annotator)
+    with TestClient(app) as c:
+        yield c
+
+
+def test_body_over_the_limit_is_413(client):
+    # 25 kB is under the byte bound (4 * max_chars + 64 KiB) but over max_chars: counted exactly.
+    r = client.post("/v1/annotate", json={"text": "word " * 5000})
+    assert r.status_code == 413 and r.json()["code"] == "E402"
+    assert "2000" in r.json()["detail"]
+    r = client.post("/v1/annotate", json={"text": "x" * 80_000})  # over the byte bound
+    assert r.status_code == 413 and r.json()["code"] == "E401"
+    r = client.post("/v1/annotate", json={"text": ["a"] * 9})
+    assert r.status_code == 413 and r.json()["code"] == "E403"
+
+
+def test_streamed_body_is_counted_without_content_length(client):
+    def chunks():
+        yield b'{"text": "'
+        for _ in range(200):
+            yield b"x" * 1000
+        yield b'"}'
+
+    r = client.post("/v1/annotate", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413 and r.json()["code"] == "E401"
+
+
+def test_413_is_decided_before_the_body_is_read():
+    """Content-Length over the bound: the answer goes out without one byte of body read."""
+    sent, reached = [], []
+
+    async def app(scope, receive, send):
+        reached.append(scope)
+
+    async def receive():
+        raise AssertionError("the body was read")
+
+    async def send(message):
+        sent.append(message)
+
+    guard = BodyGuard(app, limit=1000, max_chars=10)
+    scope = {"type": "http", "method": "POST", "path": "/v1/annotate",
+             "headers": [(b"content-type", b"application/json"), (b"content-length", b"1001")]}
+    asyncio.run(guard(scope, receive, send))
+    assert sent[0]["status"] == 413 and not reached
+    assert json.loads(sent[1]["body"])["code"] == "E401"
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"text": 5}, "text"),
+    ({"text": [1, 2]}, "text"),
+    ({}, "text"),
+    ({"text": "a", "id": 3}, "id"),
+    ({"text": "a", "colour": "red"}, "colour"),
+    ({"text": ["a", {"text": "b"}]}, "id"),
+    ({"text": ["a", "b"], "id": "x"}, "id"),
+])
+def test_wrong_types_are_422_naming_the_field(client, body, field):
+    r = client.post("/v1/annotate", json=body)
+    assert r.status_code == 422
+    detail = r.json()["detail"]
+    assert any(field in [str(p) for p in d["loc"]] for d in detail), detail
+    assert field in r.json().get("message", field)
+
+
+def test_a_long_list_is_refused_before_validation_and_error_bodies_stay_small(client,
+                                                                             lexicon_annotator):
+    # 230,000 numbers: under the (default) body limit, far over the text count. Refused as too
+    # many texts (not 460,000 validation errors in 100 MB).
+    body = b'{"text":[' + b",".join([b"1"] * 230_000) + b"]}"
+    with TestClient(create_app(Settings(senses=None), annotator=lexicon_annotator)) as c:
+        r = c.post("/v1/annotate", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and r.json()["code"] == "E403", r.text[:200]
+    assert "230000 texts" in r.json()["detail"] and len(r.content) < 1000
+    # Under the count, every item wrong: the first errors are listed, and how many there are.
+    r = client.post("/v1/annotate", json={"text": [{"id": 1, "text": 2, "x": 3}] * 8})
+    assert r.status_code == 422 and r.json()["code"] == "E406"
+    # Only the shape sent (a list) is reported: 8 items x 3 fields, not the one-text shape too.
+    assert len(r.json()["detail"]) == 20 and r.json()["errors"] == 24
+    assert len(r.content) < 10_000 and "more" in r.json()["message"]
+
+
+@pytest.mark.parametrize("raw", [b'{"text": ', b"not json", b'{"text": "a",}', b""])
+def test_malformed_json_is_422(client, raw):
+    r = client.post("/v1/annotate", content=raw, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"]
+
+
+def test_body_not_sent_as_json_says_so(client):
+    # curl -d without -H sends a form content type: FastAPI does not parse it as JSON.
+    r = client.post("/v1/annotate", content=b'{"text": "a"}',
+                    headers={"content-type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 422 and r.json()["code"] == "E408"
+    assert "application/json" in r.json()["message"]
+
+
+def test_invalid_utf8_is_400(client):
+    r = client.post("/v1/annotate", content=b'{"text": "caf\xe9 \xff"}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["code"] == "E404"
+    assert "byte 13" in r.json()["detail"]
+    # Valid JSON escapes that decode to a lone surrogate are not valid Unicode either.
+    r = client.post("/v1/annotate", content=b'{"text": ["ok", {"id": "a\\ud800b", "text": "b"}]}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["code"] == "E407"
+    assert "body.text[1].id" in r.json()["detail"]
+
+
+def test_no_route_reads_files_named_by_the_request(client):
+    for path in ("/static/../app.py", "/static/%2e%2e/settings.py", "/static/index.html",
+                 "/static/", "/../pyproject.toml", "/etc/passwd"):
+        assert client.get(path).status_code == 404, path
