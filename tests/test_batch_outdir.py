@@ -177,6 +177,7 @@ def test_a_folder_with_other_files_and_no_manifest_is_refused(tmp_path, name):
 
 def test_the_same_run_resumes_and_another_is_refused_saying_what_changed(tmp_path):
     before = {"settings": {"senses": "default"}, "inputs": []}
+    (tmp_path / "shard-00000.arrow").write_text("x")  # the run wrote something another could mix with
     m = manifest(tmp_path, identity=before)
     assert prepare(tmp_path, "fp", overwrite=False) == m
     now = {"settings": {"senses": "none"}, "inputs": []}
@@ -191,6 +192,12 @@ def test_the_same_run_resumes_and_another_is_refused_saying_what_changed(tmp_pat
     with pytest.raises(DataFormatError) as e:
         prepare(tmp_path, "fp", overwrite=False)
     assert e.value.code == "E311" and f"{tmp_path} exists" in str(e.value)
+
+
+def test_a_run_that_wrote_no_shard_leaves_the_folder_to_another(tmp_path):
+    manifest(tmp_path, identity={"settings": {"device": "cpux"}, "inputs": []})
+    assert prepare(tmp_path, "other", overwrite=False, identity={"settings": {}}) is None
+    assert not (tmp_path / sh.MANIFEST).exists()
 
 
 def test_overwrite_removes_shards_and_manifest_only_even_a_damaged_one(tmp_path):
