@@ -87,6 +87,13 @@ def test_subword_offsets_outside_the_text_are_clipped():
     assert subword_words(d, np.array([[3, 5], [0, 2]]), n_chars=3).tolist() == [-1, 0]
 
 
+def test_a_subword_with_whitespace_at_both_ends_takes_the_word_inside():
+    # " b " in "a b c" starts and ends in gaps; its one word is b. Two spaces alone: none.
+    d = Document(text="a b  c", tokens=["a", "b", "c"], token_starts=[0, 2, 5],
+                 token_ends=[1, 3, 6], logic=[[1], [2], [3]])
+    assert subword_words(d, np.array([[1, 4], [3, 5], [0, 4]])).tolist() == [1, -1, 0]
+
+
 def test_label_matrix_is_integer_ids():
     m = label_matrix(AB, 2)
     assert m.dtype == np.int64 and m.tolist() == [[1, 0], [2, 0]]
