@@ -15,6 +15,7 @@ DOC = Document(id="d", text=TEXT, tokens=["It", "rained"], token_starts=[0, 3], 
                logic=[[28, 5, 1, 2], [29]])
 
 
+
 @pytest.fixture(scope="module")
 def tokenizer():
     return T.AutoTokenizer.from_pretrained(str(gt.get_model_path()))
@@ -37,10 +38,12 @@ def test_labels_come_from_the_named_field_else_labels_else_none(tokenizer):
 
 def test_options_reach_the_aligner_and_the_tokenizer(tokenizer):
     collator = LogicDataCollator(tokenizer, k=1, doc_suffix=".d", max_length=3,
-                                 truncation="longest_first", pad_to_multiple_of=4)
+                                 truncation="longest_first")
     assert (collator.aligner.max_length, collator.aligner.truncation) == (3, "longest_first")
-    batch = collator([{"text": TEXT, "text.d": DOC}])
-    assert batch["logic_ids"].tolist() == [[[0], [28], [0], [0]]]
+    assert collator([{"text": TEXT, "text.d": DOC}])["logic_ids"].tolist() == [[[0], [28], [0]]]
+    padded = LogicDataCollator(tokenizer, k=1, pad_to_multiple_of=8)([{"text": TEXT,
+                                                                       "text_doc": DOC}])
+    assert padded["logic_ids"].tolist() == [[[0], [28], [29], [0]] + [[0]] * 4]
 
 
 def test_documents_are_looked_up_by_the_rows_text(tokenizer):
