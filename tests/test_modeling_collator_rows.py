@@ -2,6 +2,7 @@
 K), where labels come from, options passed on to the aligner, and what each refusal names (the
 row, the field, the keys the row has, why its Document is not one)."""
 
+import itertools
 from types import SimpleNamespace
 
 import datasets
@@ -28,6 +29,7 @@ def tokenizer():
 def test_defaults_text_field_label_field_doc_suffix_and_k(tokenizer):
     collator = LogicDataCollator(tokenizer)
     assert collator.k == 3 and collator.text_fields == ("text",)
+    assert collator.aligner.truncation is True
     batch = collator([{"text": TEXT, "text_doc": DOC.to_dict(), "label": 4}])
     assert batch["labels"].tolist() == [4]
     assert batch["logic_ids"].tolist() == [[[0, 0, 0], [28, 5, 1], [29, 0, 0], [0, 0, 0]]]
@@ -35,7 +37,8 @@ def test_defaults_text_field_label_field_doc_suffix_and_k(tokenizer):
 
 def test_labels_come_from_the_named_field_else_labels_else_none(tokenizer):
     row = {"text": TEXT, "text_doc": DOC.to_dict()}
-    assert LogicDataCollator(tokenizer, label_field="y")([{**row, "y": 7}])["labels"].tolist() == [7]
+    named = LogicDataCollator(tokenizer, label_field="y")([{**row, "y": 7}])
+    assert named["labels"].tolist() == [7]
     assert LogicDataCollator(tokenizer)([{**row, "labels": 2}])["labels"].tolist() == [2]
     assert "labels" not in LogicDataCollator(tokenizer)([row])
 
@@ -83,8 +86,13 @@ def test_what_is_not_a_document_is_refused_saying_why(tokenizer, value, reason):
 
 
 def test_another_texts_document_is_refused_quoting_both(tokenizer):
-    code, msg = refusal(LogicDataCollator(tokenizer), [{"text": "x" * 70, "text_doc": DOC}])
-    assert code == "E526" and f"its text {TEXT!r} is not the row's {'x' * 60!r}" in msg
+    y = Document(id="y", text="y" * 70, tokens=["y" * 70], token_starts=[0], token_ends=[70],
+                 logic=[[]])
+    code, msg = refusal(LogicDataCollator(tokenizer), [{"text": "x" * 70, "text_doc": y}])
+    assert code == "E526" and f"its text {'y' * 60!r} is not the row's {'x' * 60!r}:" in msg
+
+
+LOADS = itertools.count()
 
 
 class Annotator:
@@ -93,8 +101,12 @@ class Annotator:
     def __init__(self, parser="p", senses=None, mapping="paper"):
         self.parser = SimpleNamespace(name=parser) if parser else None
         self.senses, self.mapping = senses, mapping
+        # State that differs from one load to the next without changing the Documents (a loaded
+        # model's handles): datasets would hash it into a new name each time.
+        self.handle, self.calls = next(LOADS), []
 
     def pipe(self, texts, batch_size):
+        self.calls.append(len(texts))
         return [Document(id="", text=t, tokens=[t], token_starts=[0], token_ends=[len(t)],
                          logic=[[1]]) for t in texts]
 
@@ -105,6 +117,7 @@ def test_the_annotators_key_names_what_decides_its_documents():
     assert _annotator_key(Annotator(senses=SimpleNamespace(name="s"), mapping="default")) == (
         "Annotator", "p", "s", "default")
     assert _annotator_key(Annotator(senses=Annotator()))[2] == "Annotator"
+    assert _annotator_key(SimpleNamespace(parser=SimpleNamespace(name="p")))[1:] == ("p", None, "")
 
 
 def test_annotated_columns_are_cached_by_what_decides_them():
@@ -119,5 +132,7 @@ def test_annotated_columns_are_cached_by_what_decides_them():
                fingerprint(Annotator(), ("other",)), fingerprint(Annotator(), suffix="_d")]
     assert len({same, *changed}) == 5
     assert fingerprint(Annotator(), new_fingerprint="mine") == "mine"
-    out = annotate_dataset(data, Annotator(), ["text"], suffix="_d", batch_size=1)
+    annotator = Annotator()
+    out = annotate_dataset(data, annotator, ["text"], suffix="_d", batch_size=1)
     assert [Document.from_dict(d).text for d in out["text_d"]] == ["a", "b"]
+    assert annotator.calls == [1, 1]  # at most batch_size texts at a time
