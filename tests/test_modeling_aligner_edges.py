@@ -120,3 +120,28 @@ def test_join_documents_defaults_and_what_it_refuses():
         join_documents()
     with pytest.raises(DataFormatError, match="and got a int[.]"):
         join_documents(AB, 5)
+
+
+@pytest.mark.parametrize("field, value, code, says", [
+    ("token_starts", [0, "3"], "E535", "token_starts the value '3'; it must be a list of integers"),
+    ("token_ends", [2, True], "E535", "token_ends the value True; it must be a list of integers"),
+    ("logic", [[1], [True]], "E535", "has logic the label id True in row 1"),
+    ("logic", [[1], ["2"]], "E535", "has logic the label id '2' in row 1"),
+    ("token_starts", [-1, 3], "E534", "token 0 ('ab') has character offsets [-1, 2) that are neg"),
+    ("token_ends", [2, 9], "E534", "token 1 ('cd') has character offsets [3, 9) that are past"),
+    ("token_ends", [2, 2], "E534", "token 1 ('cd') has character offsets [3, 2) that are rev"),
+])
+def test_wrong_types_and_offsets_are_refused_naming_the_place(field, value, code, says):
+    d = Document(id="z", text="ab cd", tokens=["ab", "cd"], token_starts=[0, 3], token_ends=[2, 5],
+                 logic=[[1], [2]])
+    setattr(d, field, value)
+    with pytest.raises(DataFormatError) as e:
+        check_document(d, where="shard s")
+    assert e.value.code == code and str(e.value).startswith(f"[{code}] shard s: document 'z'")
+    assert says in str(e.value)
+
+
+def test_an_empty_token_is_accepted():
+    d = Document(id="z", text="ab", tokens=["ab", ""], token_starts=[0, 2], token_ends=[2, 2],
+                 logic=[[1], [2]])
+    assert check_document(d) is d
