@@ -125,10 +125,11 @@ def test_join_documents_defaults_and_what_it_refuses():
 @pytest.mark.parametrize("field, value, code, says", [
     ("token_starts", [0, "3"], "E535", "token_starts the value '3'; it must be a list of integers"),
     ("token_ends", [2, True], "E535", "token_ends the value True; it must be a list of integers"),
-    ("logic", [[1], [True]], "E535", "has logic the label id True in row 1"),
+    ("logic", [[1], [True]], "E535", "label id True in row 1; it must be integer ids 0-34"),
     ("logic", [[1], ["2"]], "E535", "has logic the label id '2' in row 1"),
     ("token_starts", [-1, 3], "E534", "token 0 ('ab') has character offsets [-1, 2) that are neg"),
-    ("token_ends", [2, 9], "E534", "token 1 ('cd') has character offsets [3, 9) that are past"),
+    ("token_ends", [2, 9], "E534", "[3, 9) that are past the end of its text of 5 characters"),
+    ("token_ends", [9, 5], "E534", "token 0 ('ab') has character offsets [0, 9) that are past"),
     ("token_ends", [2, 2], "E534", "token 1 ('cd') has character offsets [3, 2) that are rev"),
 ])
 def test_wrong_types_and_offsets_are_refused_naming_the_place(field, value, code, says):
@@ -141,7 +142,10 @@ def test_wrong_types_and_offsets_are_refused_naming_the_place(field, value, code
     assert says in str(e.value)
 
 
-def test_an_empty_token_is_accepted():
+def test_an_empty_token_is_accepted_within_the_text():
     d = Document(id="z", text="ab", tokens=["ab", ""], token_starts=[0, 2], token_ends=[2, 2],
                  logic=[[1], [2]])
     assert check_document(d) is d
+    d.token_starts, d.token_ends = [0, 7], [2, 7]
+    with pytest.raises(DataFormatError, match=r"\[7, 7\) that are past the end of its text"):
+        check_document(d)
