@@ -161,8 +161,9 @@ def subword_words(doc: Document, offsets: np.ndarray, n_chars: Optional[int] = N
     ends = np.clip(offsets[:, 1], 0, n_chars)
     first, last = index[starts], index[np.maximum(ends - 1, 0)]
     words = np.where((ends > starts) & (first == last), first, -1)
-    # Subwords whose first and last characters fall in different words (or in gaps): most overlap.
-    for i in np.nonzero((ends > starts) & (first != last))[0]:
+    # Subwords whose first and last characters fall in different words, or in gaps (which may
+    # hold a word between them, as " b " does): most overlap.
+    for i in np.nonzero((ends > starts) & ((first != last) | (first < 0)))[0]:
         covered = index[starts[i]:ends[i]]
         covered = covered[covered >= 0]
         if covered.size:

