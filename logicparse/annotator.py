@@ -1,5 +1,5 @@
-"""Text -> Document: tokenise and split sentences (spaCy), parse (benepar), detect and map
-keywords (mapping.py), disambiguate senses (senses/), layer the labels.
+"""Text -> Document: tokenise and split sentences (spaCy, segmentation.py), parse (benepar),
+detect and map keywords (mapping.py), disambiguate senses (senses/), layer the labels.
 
 ``annotate_trees`` runs the same steps from given trees, without a parser.
 """
@@ -17,6 +17,7 @@ from .language import warn_if_not_english
 from .mapping import DEFAULT_MAPPING, Match, check_mapping, find_keywords, layer_labels, map_keyword
 from .ptb import split_trees
 from .retry import drain, one_by_one_steps
+from .segmentation import Segment, load_spacy, segment_doc
 from .senses import SenseDecision, SenseModel, load_senses
 from .senses.decide import query as sense_query
 from .taxonomy import RELATIONS, category
@@ -29,7 +30,6 @@ logger = logging.getLogger(__name__)
 # ignores them while character offsets still index the original text.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
-_PARAGRAPH = re.compile(r"\n\s*\n")
 _NO_ID = object()
 
 # The parser's work on a sentence grows faster than its length (the chart is quadratic), and so
@@ -45,10 +45,6 @@ PARSE_CHUNK_COST = 300 ** 2
 # a scheduler that steps the work (the service's pool) can interleave other requests and stop
 # it between chunks, which it could not do while thousands of occurrences were one call.
 DECIDE_CHUNK = 32
-
-
-# A sentence before parsing: its tokens and their character offsets (starts, ends).
-Segment = tuple[list[str], list[int], list[int]]
 
 
 @dataclass
@@ -240,7 +236,7 @@ class Annotator:
             check_parser(parser)
         self.parser = parser if hasattr(parser, "parse") else load_parser(parser, device=device)
         self.senses = _resolve_senses(senses, device=device)
-        self.nlp = _load_spacy(spacy_model)
+        self.nlp = load_spacy(spacy_model)
 
     @property
     def max_chars(self) -> int:
@@ -372,40 +368,3 @@ class Annotator:
         if not clean.strip():
             return []
         return segment_doc(self.nlp(clean), self.max_sentence_tokens)
-
-
-def segment_doc(doc, limit: int) -> list[Segment]:
-    """A spaCy Doc's sentences as (tokens, starts, ends). Whitespace tokens are dropped; a blank
-    line always ends a sentence; a sentence longer than ``limit`` tokens (the parser's
-    ``max_length``) is split into pieces of at most that many tokens (documented recovery: each
-    piece is parsed as a sentence)."""
-    out = []
-    for sent in doc.sents:
-        toks: list[str] = []
-        starts: list[int] = []
-        pieces = []
-        for tok in sent:
-            if tok.is_space:
-                if _PARAGRAPH.search(tok.text) and toks:
-                    pieces.append((toks, starts))
-                    toks, starts = [], []
-                continue
-            toks.append(tok.text)
-            starts.append(tok.idx)
-        if toks:
-            pieces.append((toks, starts))
-        for toks, starts in pieces:
-            for a in range(0, len(toks), limit):
-                t, s = toks[a:a + limit], starts[a:a + limit]
-                out.append((t, s, [o + len(w) for o, w in zip(s, t)]))
-    return out
-
-
-def _load_spacy(name: Optional[str]):
-    import spacy
-
-    if name:
-        return spacy.load(name, exclude=["ner", "lemmatizer", "textcat"])
-    nlp = spacy.blank("en")
-    nlp.add_pipe("sentencizer")
-    return nlp
