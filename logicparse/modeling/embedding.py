@@ -252,10 +252,13 @@ class LogicalEmbedding(nn.Embedding):
             if lo < 0 or hi >= N_LABELS:
                 raise ModelingError(Errors.E507.format(value=hi if hi >= N_LABELS else lo))
 
-    def forward(self, input_ids: torch.Tensor, logic_ids: Optional[torch.Tensor] = None) -> torch.Tensor:
+    def word_vectors(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """w_t: the plain word embedding (scaled as the host model scales it)."""
         w = super().forward(input_ids)
-        if self.embed_scale != 1.0:
-            w = w * self.embed_scale
+        return w * self.embed_scale if self.embed_scale != 1.0 else w
+
+    def forward(self, input_ids: torch.Tensor, logic_ids: Optional[torch.Tensor] = None) -> torch.Tensor:
+        w = self.word_vectors(input_ids)
         if logic_ids is None:
             logic_ids = self._labels
         self.labels_used = True
@@ -267,9 +270,7 @@ class LogicalEmbedding(nn.Embedding):
         a batch: ``labelled`` = mean ||out(labels) - out(E...)|| / ||w|| over tokens with a label
         (the label-dependent share), ``all_e`` = mean ||out(E...) - w|| / ||w|| over all tokens
         (how far the layer moves a token that has no label), and the count of labelled tokens."""
-        w = super().forward(input_ids)
-        if self.embed_scale != 1.0:
-            w = w * self.embed_scale
+        w = self.word_vectors(input_ids)
         ids = self._ids(w, logic_ids)
         labelled = ids.ne(0).any(-1)
         norm = w.norm(dim=-1).clamp_min(1e-12)
