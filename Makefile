@@ -11,7 +11,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup run test mutate bench clean
+.PHONY: setup run test test-loaded mutate bench clean
 
 setup: $(VENV)/.installed
 
@@ -33,6 +33,10 @@ test: setup
 	$(PY) -m pytest -q -rs tests; status=$$?; \
 	command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || $(CHROMIUM_NOTE); \
 	exit $$status
+
+# The suite 3 times in a row with every core kept busy: a test that depends on timing fails here.
+test-loaded: setup
+	$(PY) benchmarks/suite_under_load.py
 
 # Mutation testing of the code that scores, decides and verifies (scope: [tool.mutmut] in
 # pyproject.toml; survivors and why they are harmless: docs/testing.md). About 10 minutes on 2 cores.
