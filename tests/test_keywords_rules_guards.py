@@ -6,7 +6,7 @@ test_keywords_rules.py and test_keywords_rules_connectives.py."""
 
 import pytest
 
-from logicparse.senses.rules import UNDECIDED
+from logicparse.senses.rules import CONNECTIVE, UNDECIDED
 from test_keywords_rules import decided
 
 WHEN = [
@@ -99,3 +99,134 @@ OTHERS = [
 @pytest.mark.parametrize("tree,keyword,expected", OTHERS)
 def test_other_guards(tree, keyword, expected):
     decided(tree, keyword, 0, expected)
+
+
+LIKE = [
+    # a filler tagged as an adverb or interjection, or opening the sentence before one: none
+    ("(S (NP (PRP It)) (VP (VBD was) (ADVP (RB like)) (ADJP (JJ huge))))", None),
+    ("(S (INTJ (IN Like) (UH um)) (, ,) (NP (PRP I)) (VP (VBP do) (RB n't) (VP (VB know))))", None),
+    ("(NP (DT those) (IN like) (JJ tiny) (NNS videos))", None),
+    # ... but "Like you , I agree" compares: analogy
+    ("(S (PP (IN Like) (NP (PRP you))) (, ,) (NP (PRP I)) (VP (VBP agree)) (. .))", "analogy"),
+    # before a clause with a modal (= I mean): none
+    ("(S (NP (PRP It)) (VP (VBZ 's) (ADJP (JJ fine)) (, ,) (PP (IN like) (S (NP (PRP we)) (VP (MD can) "
+     "(VP (VB go)))))))", None),
+    # "'s like" + a gerund: a likeness to an activity; after a subject pronoun, a filler
+    ("(S (NP (DT That)) (VP (VBZ 's) (PP (IN like) (S (VP (VBG asking) (PP (IN for) (NP (NN trouble))))))))",
+     "analogy"),
+    ("(S (NP (PRP He)) (VP (VBZ 's) (PP (IN like) (S (VP (VBG freaking) (PRT (RP out)))))))", None),
+    # evidential after a perception verb (mis-tagged as a noun, or before a bare modal): none
+    ("(S (NP (PRP She)) (VP (NNS looks) (PP (IN like) (NP (CD sixteen)))))", None),
+    ("(S (NP (PRP It)) (VP (VBZ looks) (SBAR (IN like) (S (NP (NNS prices)) (VP (MD will))))) (. .))", None),
+    # a noun phrase after `like` is its object, even after "what … looked": analogy
+    ("(S (NP (PRP I)) (VP (VBD saw) (SBAR (WHNP (WP what)) (S (VP (VBD looked) (PP (IN like) (NP (DT a) "
+     "(NN bird))))))))", "analogy"),
+    ("(S (NP (PRP I)) (VP (VBD saw) (SBAR (WHNP (WP what)) (S (VP (VBD looked) (PP (IN like) (NP (NN rain))))))))",
+     "analogy"),
+    ("(S (NP (PRP I)) (VP (VBD saw) (SBAR (WHNP (WP what)) (S (VP (VBD looked) (PP (IN like) (NP (JJ fresh) "
+     "(NN snow))))))))", "analogy"),
+    ("(S (NP (PRP I)) (VP (VBD saw) (SBAR (WHNP (WP what)) (S (VP (VBD looked) (PP (IN like) (NP (PRP him))))))))",
+     "analogy"),
+    ("(S (NP (PRP I)) (VP (VBD did) (SBAR (WHNP (WP what)) (S (VP (VBZ is) (PP (IN like) (S (VP (VBG flying)))))))))",
+     "analogy"),
+    ("(S (NP (PRP We)) (VP (VBD waited) (PP (IN for) (SBAR (WHNP (WP what)) (S (VP (VBD seemed) (PP (IN like) "
+     "(ADVP (RB forever)))))))) (. .))", "analogy"),
+    # stranded after "what" (from the first word on; a verb before "what" does not count; "now"
+    # and "then" after it, however tagged): none
+    ("(S (SBAR (WHNP (WP What)) (S (NP (PRP it)) (VP (VBD was) (PP (IN like) (PP (IN in) (NP (NN winter))))))) "
+     "(VP (VBZ is) (ADJP (JJ unclear))))", None),
+    ("(NP (NP (NNS Memories)) (PP (IN of) (SBAR (WHNP (WP what)) (S (NP (PRP it)) (VP (VBD was) (PP (IN like) "
+     "(PP (IN in) (NP (NN winter)))))))))", None),
+    ("(S (NP (PRP I)) (VP (VBP know) (SBAR (WHNP (WP what)) (S (NP (PRP it)) (VP (VBD was) (PP (IN like) "
+     "(NP (NN then))))))))", None),
+    ("(S (NP (PRP I)) (VP (VBP know) (SBAR (WHNP (WP what)) (S (NP (PRP it)) (VP (VBZ is) (PP (IN like) "
+     "(NP (NN now))))))))", None),
+    # examples after a plural noun: a determiner, an adjective, a proper plural before it
+    ("(NP (NP (NNPS Olympians)) (PP (IN like) (NP (DT the) (NN sprinter))))", "example"),
+    ("(NP (NP (NNS fruits)) (PP (IN like) (NP (JJ ripe) (NNS apples))))", "example"),
+    ("(NP (NP (NNS fruits)) (PP (IN like) (NP (DT the) (NN apple))))", "example"),
+    ("(NP (NP (NNS places)) (PP (IN like) (NP (DT some) (NNS parks))))", "example"),
+    ("(S (NP (PRP They)) (VP (VBD sang) (NP (NNS songs)) (PP (IN like) (NP (DT no) (NN one) (RB else)))))",
+     "analogy"),
+    # set off by commas after a plural (also a proper plural, before a plural): examples; after a
+    # singular noun, or without a comma: a likeness; a possessive object: a likeness
+    ("(S (NP (NP (NNPS Americans)) (, ,) (PP (IN like) (NP (NNS veterans))) (, ,)) (VP (VBD voted)))", "example"),
+    ("(S (NP (NP (DT Some) (NNS foods)) (, ,) (PP (IN like) (NP (NNS apples))) (, ,)) (VP (VBP are) "
+     "(ADJP (JJ sweet))))", "example"),
+    ("(S (NP (PRP He)) (VP (VBD ran) (PP (IN like) (NP (NN lightning))) (, ,) (CC and) (VP (VBD won))))", "analogy"),
+    ("(S (NP (NP (DT the) (NN house)) (, ,) (PP (IN like) (NP (DT a) (NN castle))) (, ,)) (VP (VBD stood)))",
+     "analogy"),
+    ("(S (NP (NP (PRP$ its) (NNS antennae)) (, ,) (PP (IN like) (NP (NP (NN carter) (POS 's)) (NNS whips))) "
+     "(, ,)) (VP (VBP wave)))", "analogy"),
+    ("(S (NP (NP (PRP$ its) (NNS antennae)) (, ,) (PP (IN like) (NP (NP (NN carter) (POS ’s)) (NNS whips))) "
+     "(, ,)) (VP (VBP wave)))", "analogy"),
+    ("(S (NP (NP (PRP$ its) (NNS antennae)) (, ,) (PP (IN like) (NP (NP (NNS carters) (POS ’)) (NNS whips))) "
+     "(, ,)) (VP (VBP wave)))", "analogy"),
+    # a singular noun or a comma before, names or a list after: examples
+    ("(NP (NP (DT a) (NN palace)) (, ,) (PP (IN like) (NP (NNP Versailles))))", "example"),
+    ("(NP (NP (DT a) (NN band)) (PP (IN like) (NP (DT the) (NNPS Beatles))))", "example"),
+    ("(NP (NP (DT a) (NN dish)) (PP (IN like) (NP (NN rice) (CC and) (NNS beans))))", "example"),
+    ("(NP (NP (DT a) (NN pet)) (PP (IN like) (NP (DT a) (NN cat) (CC or) (DT a) (NN dog))))", "example"),
+    ("(NP (NP (DT a) (NN meal)) (PP (IN like) (NP (NN rice) (, ,) (NNS beans) (, ,) (NN soup))))", "example"),
+]
+
+
+@pytest.mark.parametrize("tree,expected", LIKE)
+def test_like_guards(tree, expected):
+    decided(tree, "like", 0, expected)
+
+
+AS = [
+    ("(S (PP (IN As) (NP (CD one) (NN indication))) (, ,) (VP (VB consider) (NP (DT the) (NNS figures))))", "example"),
+    ("(S (NP (PRP It)) (VP (VBZ holds) (SBAR (RB insofar) (IN as) (S (NP (PRP we)) (VP (VBP agree))))))", None),
+    # "as is to be expected": a comment clause, not "as … to"
+    ("(S (NP (PRP It)) (VP (VBD failed) (, ,) (SBAR (IN as) (S (VP (VBZ is) (S (VP (TO to) (VP (VB be) "
+     "(VP (VBN expected))))))))))", "analogy"),
+    # a verb of saying or recalling with its own object ("said that …", "recall the hopes") is
+    # no comment clause; without one ("as I recall it", "as I said the other day") it is
+    ("(S (NP (PRP It)) (VP (VBD rained) (, ,) (SBAR (IN as) (S (NP (PRP they)) (VP (VBD said) (SBAR (IN that) "
+     "(S (NP (PRP it)) (VP (MD would)))))))))", CONNECTIVE),
+    ("(S (NP (PRP I)) (VP (VBP smile) (SBAR (IN as) (S (NP (PRP I)) (VP (VBP recall) (NP (DT the) (NNS hopes)))))))",
+     CONNECTIVE),
+    ("(S (SBAR (IN As) (S (NP (PRP I)) (VP (VBP recall) (NP (PRP it))))) (, ,) (NP (PRP it)) (VP (VBD rained)))",
+     "analogy"),
+    ("(S (SBAR (IN As) (S (NP (PRP I)) (VP (VBD said) (NP (DT the) (JJ other) (NN day))))) (, ,) (NP (PRP it)) "
+     "(VP (VBZ works)))", "analogy"),
+    # the equative's clause: an `as` before an adjective or adverb up to six words back, from the
+    # first word on, not any word before one, nor the keyword itself
+    ("(S (NP (PRP They)) (VP (VBD left) (ADVP (RB very) (RB early)) (, ,) (SBAR (IN as) (S (NP (PRP we)) "
+     "(VP (VBP are) (RB not) (ADJP (JJ happy)))))))", "causal"),
+    ("(S (NP (PRP He)) (VP (VBD ran) (ADVP (RB as) (RB quickly) (CC and) (RB quietly) (SBAR (IN as) (S (NP (PRP we)) "
+     "(VP (VBP are) (ADJP (JJ able))))))))", CONNECTIVE, 1),
+    ("(S (PP (IN As) (ADJP (JJ usual))) (, ,) (NP (PRP we)) (VP (VBD left) (, ,) (SBAR (IN as) (S (NP (PRP we)) "
+     "(VP (VBP are) (ADJP (JJ tired)))))))", CONNECTIVE, 1),
+    ("(S (PP (IN As) (ADJP (JJ usual))) (, ,) (NP (PRP we)) (VP (VBD left) (ADVP (RB early)) (NP (NN today)) (, ,) "
+     "(SBAR (IN as) (S (NP (PRP we)) (VP (VBP are) (ADJP (JJ tired)))))))", "causal", 1),
+    ("(S (NP (PRP We)) (VP (VBD left) (ADVP (RB early)) (, ,) (SBAR (IN as) (S (ADVP (RB usually)) (NP (PRP we)) "
+     "(VP (VBP are) (ADJP (JJ tired)))))))", "causal"),
+    # "X , as Y" after a clause with a past, present or modal verb: the reason
+    ("(S (NP (DT The) (NN chicken)) (VP (VBD gave) (NP (DT an) (NN act)) (, ,) (SBAR (IN as) (S (NP (PRP it)) "
+     "(VP (VBZ continues) (S (VP (TO to) (VP (VB blink)))))))))", "causal"),
+    ("(S (NP (PRP We)) (VP (VBP stay) (ADVP (RB inside)) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBZ continues) "
+     "(S (VP (TO to) (VP (VB rain)))))))))", "causal"),
+    ("(S (NP (PRP We)) (VP (MD will) (VP (VB stay) (, ,) (SBAR (IN as) (S (NP (PRP it)) (VP (VBZ continues) "
+     "(S (VP (TO to) (VP (VB rain))))))))))", "causal"),
+    # "such" anywhere back in the clause, the first word too: none
+    ("(S (NP (NP (JJ Such) (NNS laws)) (SBAR (IN as) (S (VP (MD may) (VP (VB be) (VP (VBN needed))))))) "
+     "(VP (MD will) (VP (VB pass))))", None),
+    ("(S (NP (PRP We)) (VP (VBP need) (NP (NP (JJ such) (NNS changes)) (PP (TO to) (NP (PRP it))) (SBAR (IN as) "
+     "(S (VP (MD may) (VP (VB be) (VP (VBN needed)))))))))", None),
+    # a comment clause whose verb thinks, with an adverb or a prepositional phrase after it: analogy
+    ("(S (NP (PRP It)) (VP (VBZ works) (, ,) (SBAR (IN as) (S (NP (JJ many) (NNS people)) (VP (VBP believe) "
+     "(ADVP (RB nowadays)))))))", "analogy"),
+    ("(S (NP (PRP It)) (VP (VBZ works) (, ,) (SBAR (IN as) (S (NP (JJ many) (NNS people)) (VP (VBP believe) "
+     "(RB now))))))", "analogy"),
+    ("(S (NP (PRP It)) (VP (VBZ works) (, ,) (SBAR (IN as) (S (NP (JJ many) (NNS people)) (VP (VBP believe) "
+     "(PP (IN in) (NP (NNP Europe))))))))", "analogy"),
+]
+
+
+@pytest.mark.parametrize("case", AS)
+def test_as_guards(case):
+    tree, expected, nth = case if len(case) == 3 else case + (0,)
+    decided(tree, "as", nth, expected)
