@@ -118,23 +118,26 @@ LIKE = [
     # evidential after a perception verb (mis-tagged as a noun, or before a bare modal): none
     ("(S (NP (PRP She)) (VP (NNS looks) (PP (IN like) (NP (CD sixteen)))))", None),
     ("(S (NP (PRP It)) (VP (VBZ looks) (SBAR (IN like) (S (NP (NNS prices)) (VP (MD will))))) (. .))", None),
-    # a noun phrase after `like` is its object, even after "what … looked": analogy
-    ("(S (NP (PRP I)) (VP (VBD saw) (SBAR (WHNP (WP what)) (S (VP (VBD looked) (PP (IN like) (NP (DT a) "
-     "(NN bird))))))))", "analogy"),
-    ("(S (NP (PRP I)) (VP (VBD saw) (SBAR (WHNP (WP what)) (S (VP (VBD looked) (PP (IN like) (NP (NN rain))))))))",
-     "analogy"),
-    ("(S (NP (PRP I)) (VP (VBD saw) (SBAR (WHNP (WP what)) (S (VP (VBD looked) (PP (IN like) (NP (JJ fresh) "
-     "(NN snow))))))))", "analogy"),
-    ("(S (NP (PRP I)) (VP (VBD saw) (SBAR (WHNP (WP what)) (S (VP (VBD looked) (PP (IN like) (NP (PRP him))))))))",
-     "analogy"),
-    ("(S (NP (PRP I)) (VP (VBD did) (SBAR (WHNP (WP what)) (S (VP (VBZ is) (PP (IN like) (S (VP (VBG flying)))))))))",
-     "analogy"),
+    # a noun phrase after `like` is its object, even after "what I wanted" or "what … seemed": analogy
+    ("(S (NP (PRP I)) (VP (VBD did) (SBAR (WHNP (WP what)) (S (NP (PRP I)) (VP (VBD wanted) (PP (IN like) "
+     "(NP (DT a) (NN child))))))))", "analogy"),
+    ("(S (NP (PRP I)) (VP (VBD did) (SBAR (WHNP (WP what)) (S (NP (PRP I)) (VP (VBD wanted) (PP (IN like) "
+     "(NP (NN magic))))))))", "analogy"),
+    ("(S (NP (PRP I)) (VP (VBD did) (SBAR (WHNP (WP what)) (S (NP (PRP I)) (VP (VBD wanted) (PP (IN like) "
+     "(NP (JJ mad))))))))", "analogy"),
+    ("(S (NP (PRP I)) (VP (VBD did) (SBAR (WHNP (WP what)) (S (NP (PRP I)) (VP (VBD wanted) (PP (IN like) "
+     "(NP (PRP him))))))))", "analogy"),
     ("(S (NP (PRP We)) (VP (VBD waited) (PP (IN for) (SBAR (WHNP (WP what)) (S (VP (VBD seemed) (PP (IN like) "
      "(ADVP (RB forever)))))))) (. .))", "analogy"),
     # stranded after "what" (from the first word on; a verb before "what" does not count; "now"
     # and "then" after it, however tagged): none
     ("(S (SBAR (WHNP (WP What)) (S (NP (PRP it)) (VP (VBD was) (PP (IN like) (PP (IN in) (NP (NN winter))))))) "
      "(VP (VBZ is) (ADJP (JJ unclear))))", None),
+    ("(S (NP (PRP I)) (VP (VBP wonder) (SBAR (WHNP (WP what)) (S (NP (PRP it)) (VP (MD will) (VP (VB be) "
+     "(PP (IN like) (PP (IN in) (NP (NN winter))))))))))", None),
+    # ... but not past a comma: "what" belongs to another clause
+    ("(S (ADVP (DT No) (NN matter) (WP what)) (, ,) (NP (PRP it)) (VP (VBD ended) (PP (IN like) (PP (IN in) "
+     "(NP (DT the) (NNS movies))))))", "analogy"),
     ("(NP (NP (NNS Memories)) (PP (IN of) (SBAR (WHNP (WP what)) (S (NP (PRP it)) (VP (VBD was) (PP (IN like) "
      "(PP (IN in) (NP (NN winter)))))))))", None),
     ("(S (NP (PRP I)) (VP (VBP know) (SBAR (WHNP (WP what)) (S (NP (PRP it)) (VP (VBD was) (PP (IN like) "

@@ -63,9 +63,10 @@ def _stranded(s: Site) -> bool:
         return False
     w = s.start - len(before) + before.index("what")
     between = range(w + 1, s.start)  # one verb, just before `like`: "what its future looks like"
-    # a subject between "what" and the verb: "what seemed like forever" has `like`'s object after it
+    # a subject between "what" and the verb ("what seemed like forever" has `like`'s object after
+    # it); a modal is part of the one verb ("what it will be like")
     return len(between) > 1 and all(s.words[i] != "," for i in between) and \
-        s.tag(s.start - 1).startswith("VB") and sum(s.tag(i).startswith(("VB", "MD")) for i in between) == 1
+        s.tag(s.start - 1).startswith("VB") and sum(s.tag(i).startswith("VB") for i in between) == 1
 
 
 def _like_preposition(s: Site):
