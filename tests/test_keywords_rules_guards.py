@@ -233,3 +233,23 @@ AS = [
 def test_as_guards(case):
     tree, expected, nth = case if len(case) == 3 else case + (0,)
     decided(tree, "as", nth, expected)
+
+
+LISTED = [
+    # `otherwise` after a clause opener but before a participle, adjective or adverb (= in other
+    # respects): none
+    ("(NP (NP (NNS buildings)) (, ,) (ADJP (RB otherwise) (VBN abandoned)))", "otherwise", None),
+    ("(S (NP (NP (DT The) (NN room)) (, ,) (ADJP (RB otherwise) (JJ empty)) (, ,)) (VP (VBD held) (NP (DT a) "
+     "(NN chair))))", "otherwise", None),
+    ("(S (NP (PRP He)) (VP (VBD spoke) (ADVP (RB slowly)) (CC but) (ADVP (RB otherwise) (RB well))))",
+     "otherwise", None),
+    # `such as` before a finite verb: the relative of such … as, no example
+    ("(NP (NP (NNS funds)) (PP (JJ such) (IN as) (S (VP (VBD were) (VP (VBN needed))))))", "such as", None),
+    ("(NP (NP (NNS goods)) (PP (JJ such) (IN as) (S (VP (VBP are) (ADJP (JJ ready))))))", "such as", None),
+    ("(NP (NP (NN help)) (PP (JJ such) (IN as) (S (VP (VBZ is) (VP (VBN needed))))))", "such as", None),
+]
+
+
+@pytest.mark.parametrize("tree,keyword,expected", LISTED)
+def test_listed_guards(tree, keyword, expected):
+    decided(tree, keyword, 0, expected)
