@@ -94,7 +94,7 @@ def main():
                 changed.append((is_labelled, kw, " ".join(tree.leaves), shown(before), shown(after)))
         print(f"{name}: {len(occ)} occurrences, {len(changed)} changed, "
               f"{sum(c[0] for c in changed)} labelled")
-        for c in changed[:3]:
+        for c in changed[:int(__import__("os").environ.get("SHOW", "3"))]:
             print(f"    {c[1]}: {c[3]} -> {c[4]}  | {c[2][:160]}")
 
 
