@@ -182,9 +182,6 @@ def test_like_guards(tree, expected):
 AS = [
     ("(S (PP (IN As) (NP (NP (DT a) (NN result)) (PP (IN of) (NP (DT the) (NN rain))))) (, ,) (NP (PRP we)) "
      "(VP (VBD stayed)))", "causal"),
-    # an equative's second `as` up to four words after the adjective or adverb: none
-    ("(S (NP (PRP We)) (VP (MD shall) (VP (VB grow) (ADVP (RB as) (RB fast) (PP (IN in) (NP (DT the) (NN future))) "
-     "(SBAR (IN as) (S (NP (PRP we)) (VP (VBP have) (VP (VBN grown)))))))))", None),
     # a verb of saying five words on is no comment clause's ("as I watched the ripples that told …")
     ("(S (SBAR (IN As) (S (NP (PRP I)) (VP (VBD watched) (NP (NP (DT the) (NNS ripples)) (SBAR (WHNP (WDT that)) "
      "(S (VP (VBD told) (PP (IN of) (NP (NNS worms)))))))))) (, ,) (NP (PRP I)) (VP (VBD felt) (NP (DT a) "

@@ -203,8 +203,8 @@ def _as(s: Site):
     before = s.words[max(0, s.start - 4):s.start]
     if "as" in before[-3:] or "so" in before[-3:-1] or _such_before(s) or s.prev == "insofar":
         return None
-    if s.tag(s.end) in ("JJ", "RB") and "as" in s.words[s.end + 1:s.end + 5]:
-        return None  # "as fast in the future as", "as proudly , and as profitably"
+    if s.tag(s.end) in ("JJ", "RB") and "as" in s.words[s.end + 1:s.end + 4]:
+        return None
     if s.next in ("a", "the") and s.word(s.end + 1) == "result":
         return "causal"  # "as the result of these programs" (as "as a result")
     if s.next == "opposed" and s.word(s.end + 1) == "to":
