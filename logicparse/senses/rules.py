@@ -32,7 +32,7 @@ def _like(s: Site):
         return None  # "native - like"; ", like ," filler; "I was like , let 's": quotative
     if s.next in _SUBJECTS and s.word(s.end + 1) in _SAY_KNOW:
         return "analogy"  # a comment clause: "like I said", "like you know"
-    if s.start == 0 and s.tag(s.end) in ("RB", "UH", "PRP") or (
+    if s.start == 0 and s.tag(s.end) in ("RB", "UH") or (
             s.tag(s.start - 1) == "DT" and s.tag(s.end).startswith(("NN", "JJ"))):
         return None  # a filler: "Like now I 'm confused", "those like TikToks"
     if s.next in _SUBJECTS and s.tag(s.end + 1).startswith(("VB", "MD")):
@@ -63,8 +63,10 @@ def _stranded(s: Site) -> bool:
         return False
     w = s.start - len(before) + before.index("what")
     between = range(w + 1, s.start)  # one verb, just before `like`: "what its future looks like"
-    return all(s.words[i] != "," for i in between) and s.tag(s.start - 1).startswith("VB") and \
-        sum(s.tag(i).startswith(("VB", "MD")) for i in between) == 1
+    # a subject between "what" and the verb ("what seemed like forever" has `like`'s object after
+    # it); a modal is part of the one verb ("what it will be like")
+    return len(between) > 1 and all(s.words[i] != "," for i in between) and \
+        s.tag(s.start - 1).startswith("VB") and sum(s.tag(i).startswith("VB") for i in between) == 1
 
 
 def _like_preposition(s: Site):
