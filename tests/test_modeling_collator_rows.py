@@ -224,3 +224,13 @@ def test_annotated_columns_keep_their_types_when_the_first_batch_has_no_relation
     annotator = PlainPipe()
     annotate_dataset(many, annotator, ["text"])
     assert annotator.calls == [(32, 32), (8, 32)]
+
+
+def test_a_streamed_dataset_is_annotated_as_it_is_read():
+    # an IterableDataset has no fingerprint to name a cache by: it is annotated, not cached
+    data = datasets.Dataset.from_dict({"text": ["a", "b"]}).to_iterable_dataset()
+    annotator = Annotator()
+    out = annotate_dataset(data, annotator, ["text"], batch_size=1)
+    assert annotator.calls == []  # nothing is read before the rows are
+    assert [Document.from_dict(r["text_doc"]).text for r in out] == ["a", "b"]
+    assert annotator.calls == [1, 1]
