@@ -61,7 +61,10 @@ def test_413_is_decided_before_the_body_is_read():
              "headers": [(b"content-type", b"application/json"), (b"content-length", b"1001")]}
     asyncio.run(guard(scope, receive, send))
     assert sent[0]["status"] == 413 and not reached
-    assert json.loads(sent[1]["body"])["code"] == "E401"
+    assert json.loads(sent[1]["body"]) == {"code": "E401", "detail": (
+        "[E401] Request body is 1001 bytes; this service accepts at most 1000 bytes. Send less "
+        "text per request (the limit is 10 characters of text), or raise LOGICPARSE_MAX_CHARS / "
+        "--max-chars on the server.")}
 
 
 @pytest.mark.parametrize("body, field", [
