@@ -12,8 +12,11 @@ import numpy as np
 import pytest
 
 from logicparse.batch import RunConfig, WorkerSpec
+from logicparse.batch.shards import read_manifest, write_documents, write_manifest
+from logicparse.errors import DataFormatError
 from logicparse.training import labels as L
-from logicparse.training.labels import annotate_missing, digest, shuffle_labels, text_id
+from logicparse.training.labels import (annotate_missing, digest, labels_for, load_labels,
+                                        shuffle_labels, text_id, transform)
 from logicparse.tokens import Document, Relation
 
 TEXTS = ["Il a plu, donc nous sommes restés au café.", "It rained."]
@@ -46,8 +49,15 @@ class Recording:
 def no_batch_run(monkeypatch):
     """The batch annotator replaced by a recorder (it would load the real parser)."""
     calls = []
-    monkeypatch.setattr("logicparse.batch.annotate_corpus",
-                        lambda inputs, out, config, progress: calls.append((inputs, out, config)))
+
+    def run(inputs, out, config, progress):
+        calls.append((inputs, out, config))
+        texts = [json.loads(line)["text"] for line in open(inputs[0], encoding="utf-8")]
+        write_documents(out, [doc_of(t, text_id(t)) for t in texts],
+                        mapping=config.worker.mapping,
+                        settings={"parser": config.worker.parser, "senses": config.worker.senses})
+
+    monkeypatch.setattr("logicparse.batch.annotate_corpus", run)
     return calls
 
 
@@ -133,3 +143,92 @@ def test_a_shuffle_that_leaves_every_row_in_place_is_drawn_again_and_relations_g
     assert shuffled.relations == [] and doc.relations == [rel]
     alike = doc_of("a b c", logic=[[1], [1], [1]])
     assert shuffle_labels(alike).logic == alike.logic  # nothing to move
+
+
+def settings(parser="default", senses="default"):
+    return {"mapping": "default", "settings": {"parser": parser, "senses": senses}}
+
+
+def test_labels_for_reads_only_runs_made_as_it_would_make_them(tmp_path, no_batch_run, caplog):
+    t = TEXTS[1]
+    wanted = doc_of(t, "mine", logic=[[28], []])  # any id: found by its text
+    write_documents(tmp_path / "run-a", [wanted], **settings())
+    assert labels_for([t], str(tmp_path), "x", annotate=False) == {t: wanted}
+    # another parser, other senses or the paper's mapping: not read (annotate=False: E514)
+    for i, recorded in enumerate([settings(parser="other"), settings(senses=None),
+                                  {**settings(), "mapping": "paper"}]):
+        other = tmp_path / f"other-{i}"
+        write_documents(other / "run-a", [wanted], **recorded)
+        with pytest.raises(DataFormatError, match=r"^\[E514\] " + str(other)):
+            labels_for([t], str(other), "x", annotate=False)
+    assert any("annotated with senses='none', not the 'default'" in m for m in caplog.messages)
+    assert f"The shards at {tmp_path / 'other-0' / 'run-a'} were annotated" in caplog.text
+    # ... but read when the same settings are asked for, or a custom annotator is given
+    kw = {"parser": "other", "annotate": False}
+    assert labels_for([t], str(tmp_path / "other-0"), "x", **kw) == {t: wanted}
+    annotator = Recording()
+    assert labels_for([t], str(tmp_path / "other-1"), "x", annotator=annotator) == {t: wanted}
+    assert annotator.calls == []  # nothing missing, nothing annotated
+    assert no_batch_run == []
+
+
+def test_labels_for_annotates_what_is_missing_once_into_the_user_cache(tmp_path, monkeypatch,
+                                                                      no_batch_run, caplog):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    data = tmp_path / "data"
+    data.mkdir()
+    got = labels_for(TEXTS, None, str(data / "train.json"))  # the batch annotator's run
+    assert list(got) == TEXTS and len(no_batch_run) == 1
+    cache = L.default_cache_dir(str(data / "train.json"))
+    assert no_batch_run[0][1].parent == cache
+    annotator = Recording()
+    failing = lambda texts, batch_size, ids: [  # noqa: E731
+        Document.failed(i, x, "[E320] boom") for x, i in zip(texts, ids)]
+    annotator.pipe = failing
+    with caplog.at_level(logging.WARNING):
+        got = labels_for(["A", "B", TEXTS[1]], str(tmp_path / "s"), "x", annotator=annotator)
+    assert [d.error for d in got.values()] == ["[E320] boom"] * 3
+    assert "3 of 3 texts failed annotation; their tokens take E" in caplog.messages
+
+
+def test_labels_for_feeds_each_source(tmp_path):
+    t = TEXTS[1]
+    doc = doc_of(t, text_id(t), logic=[[28], [3]])
+    write_documents(tmp_path, [doc])
+    kw = {"annotate": False}
+    assert labels_for([t], str(tmp_path), "x", "shuffled", **kw)[t].logic == shuffle_labels(
+        doc, 0).logic == transform(doc, "shuffled").logic
+    assert labels_for([t], str(tmp_path), "x", "shuffled", seed=5, **kw)[t].logic == \
+        shuffle_labels(doc, 5).logic == transform(doc, "shuffled", 5).logic
+    all_e = labels_for([t], str(tmp_path), "x", "all-e", **kw)[t]
+    assert (all_e.logic, all_e.relations, all_e.tokens) == ([[], []], [], doc.tokens)
+    assert transform(doc, "default") is doc
+    with pytest.raises(DataFormatError, match=r"^\[E530\] " + str(tmp_path) + ": document"):
+        labels_for([t], str(tmp_path), "x", "paper", **kw)
+    with pytest.raises(DataFormatError, match=r"^\[E530\] shards: document"):
+        transform(doc, "paper")
+
+
+def test_load_labels_skips_unfinished_runs_and_checks_what_it_reads(tmp_path, caplog):
+    a, b = "It rained", "It snowed"
+    write_documents(tmp_path / "run-a", [doc_of(a, text_id(a))])
+    write_manifest(tmp_path / "run-a", {**read_manifest(tmp_path / "run-a"), "complete": False})
+    # made from trees: no text, the tokens joined are not the text, found by its id
+    from_trees = Document(**{**doc_of(b, text_id(b)).to_dict(), "text": "",
+                             "tokens": ["It", "snowed", "."], "token_starts": [0, 3, 10],
+                             "token_ends": [2, 9, 11], "logic": [[], [], []]})
+    write_documents(tmp_path / "run-b", [from_trees])
+    with caplog.at_level(logging.WARNING):
+        found, missing = load_labels(str(tmp_path), [a, b])
+    assert found == {b: from_trees} and missing == [a]
+    assert caplog.messages == [f"{tmp_path / 'run-a'} is an unfinished annotation run: not read"]
+    # a document that does not hold together names its run
+    bad = Document(**{**doc_of(a, text_id(a)).to_dict(), "token_ends": [2]})
+    write_documents(tmp_path / "run-c", [bad])
+    with pytest.raises(DataFormatError, match=r"^\[E515\] " + str(tmp_path / "run-c")):
+        load_labels(str(tmp_path), [a])
+    # another text under a text's id is refused
+    other = tmp_path / "other"
+    write_documents(other, [doc_of("Something else", text_id(a))])
+    with pytest.raises(DataFormatError, match=r"^\[E516\] "):
+        load_labels(str(other), [a])
