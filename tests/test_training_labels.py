@@ -166,6 +166,8 @@ def test_labels_for_reads_only_runs_made_as_it_would_make_them(tmp_path, no_batc
     # ... but read when the same settings are asked for, or a custom annotator is given
     kw = {"parser": "other", "annotate": False}
     assert labels_for([t], str(tmp_path / "other-0"), "x", **kw) == {t: wanted}
+    kw = {"senses": None, "annotate": False}
+    assert labels_for([t], str(tmp_path / "other-1"), "x", **kw) == {t: wanted}
     annotator = Recording()
     assert labels_for([t], str(tmp_path / "other-1"), "x", annotator=annotator) == {t: wanted}
     assert annotator.calls == []  # nothing missing, nothing annotated
@@ -192,8 +194,10 @@ def test_labels_for_annotates_what_is_missing_once_into_the_user_cache(tmp_path,
 
 
 def test_labels_for_feeds_each_source(tmp_path):
-    t = TEXTS[1]
-    doc = doc_of(t, text_id(t), logic=[[28], [3]])
+    t = SHUFFLE.text
+    rel = Relation(keyword="so", relation="causal", category="C", sentence=0, depth=1,
+                   key=[[3, 4]], alpha=[[0, 2]], beta=[[4, 8]])
+    doc = dataclasses.replace(doc_of(t, text_id(t), logic=SHUFFLE.logic), relations=[rel])
     write_documents(tmp_path, [doc])
     kw = {"annotate": False}
     assert labels_for([t], str(tmp_path), "x", "shuffled", **kw)[t].logic == shuffle_labels(
@@ -201,7 +205,7 @@ def test_labels_for_feeds_each_source(tmp_path):
     assert labels_for([t], str(tmp_path), "x", "shuffled", seed=5, **kw)[t].logic == \
         shuffle_labels(doc, 5).logic == transform(doc, "shuffled", 5).logic
     all_e = labels_for([t], str(tmp_path), "x", "all-e", **kw)[t]
-    assert (all_e.logic, all_e.relations, all_e.tokens) == ([[], []], [], doc.tokens)
+    assert (all_e.logic, all_e.relations, all_e.tokens) == ([[]] * 9, [], doc.tokens)
     assert transform(doc, "default") is doc
     with pytest.raises(DataFormatError, match=r"^\[E530\] " + str(tmp_path) + ": document"):
         labels_for([t], str(tmp_path), "x", "paper", **kw)
