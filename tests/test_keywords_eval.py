@@ -150,3 +150,18 @@ def test_saved_trees_give_the_same_scores_and_are_checked(tmp_path):
     swapped.write_text("\n".join([lines[1], lines[0], *lines[2:]]) + "\n")
     res, _ = run("--data", str(TINY), "--senses", "rules", "--trees", str(swapped))
     assert res.exit_code == 2 and "tree 1 is not over the words of occurrence 1" in res.output
+
+
+def test_the_default_annotators_added_keywords_are_decided_and_scored():
+    # 'whereas' is not in the paper's lists, only in the default annotator's extensions
+    from logicparse.senses.scoring import decide_annotations, score
+
+    text = "He stayed whereas she left ."
+    start = text.index("whereas")
+    a = Annotation(keyword="whereas", text=text, char_start=start, char_end=start + 7,
+                   label="comparative", source="test", doc="d")
+    (dec,) = decide_annotations(None, [a])
+    assert (dec.relation, dec.source) == ("comparative", "lexicon")
+    out = score([a], [dec])
+    assert out["per_keyword"]["whereas"]["accuracy"] == 1.0
+    assert out["per_keyword"]["whereas"]["lexicon"]["accuracy"] == 1.0

@@ -35,6 +35,10 @@ def test_keyword_index_holds_every_keyword_under_its_first_word_longest_first():
         assert {kw.words[0] for kw in kws} == {first}
         assert [len(kw.words) for kw in kws] == sorted((len(kw.words) for kw in kws), reverse=True)
     assert [kw.text for kw in index["as"]][-1] == "as" and len(index["as"][0].words) == 3
+    # the default annotator's index adds the extensions ("whereas" is one) to the paper's lists
+    extended = _index(extended=True)
+    assert sorted(kw.text for kws in extended.values() for kw in kws) == sorted(keywords(True))
+    assert "whereas" in [kw.text for kw in extended["whereas"]] and "whereas" not in index
 
 
 def test_detection_at_the_sentence_end_and_after_a_first_word_that_matches_nothing():

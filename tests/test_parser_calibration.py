@@ -48,7 +48,7 @@ def test_write_span_bias_keeps_the_config_and_records_the_search(tmp_path):
     from logicparse.parser.calibration import write_span_bias
 
     results = {0.0: {"f1": 0.5}, 0.5: {"f1": 0.75}}
-    for before in ({"d_model": 32, "logicparse": {"name": "x"}}, {"d_model": 32}):
+    for before in ({"vocab": 7, "d_model": 32, "logicparse": {"name": "x"}}, {"d_model": 32}):
         (tmp_path / "config.json").write_text(json.dumps(before))
         write_span_bias(tmp_path, 0.5, results, "dev.mrg")
         config = json.loads((tmp_path / "config.json").read_text())
@@ -57,3 +57,7 @@ def test_write_span_bias_keeps_the_config_and_records_the_search(tmp_path):
         assert config["logicparse"]["span_bias"] == 0.5
         assert config["logicparse"]["span_bias_calibration"] == {
             "dev": "dev.mrg", "f1_by_bias": {"0.0": 0.5, "0.5": 0.75}}
+        # written as it is kept under version control: keys sorted, two-space indents
+        assert (tmp_path / "config.json").read_text() == json.dumps(config, indent=2,
+                                                                    sort_keys=True)
+        assert list(config) == sorted(config)

@@ -125,3 +125,12 @@ def test_decision_sources_and_a_model_wrapping_its_classifier():
     bare = evaluate(Bare(FixedModel(PRED)), ANNS, ["since"])["per_keyword"]["since"]
     # no training counts: the majority of the evaluated labels (temporal, 3 of 6)
     assert (bare["majority_label"], bare["source"]) == ("temporal", "lexicon")
+
+
+def test_a_keyword_with_one_label_gets_its_1x1_matrix_without_a_warning(recwarn):
+    # every `while` gold and predicted temporal: scikit-learn's "single label" warning is noise
+    anns = [ann("while", "g while she slept", "temporal"), ann("while", "i while he read", "temporal")]
+    out = evaluate(FixedModel({a.text: "temporal" for a in anns}), anns, ["while"])
+    whl = out["per_keyword"]["while"]
+    assert (whl["labels"], whl["confusion"], whl["accuracy"]) == (["temporal"], [[2]], 1.0)
+    assert [str(w.message) for w in recwarn] == []

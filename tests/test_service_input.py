@@ -61,7 +61,42 @@ def test_413_is_decided_before_the_body_is_read():
              "headers": [(b"content-type", b"application/json"), (b"content-length", b"1001")]}
     asyncio.run(guard(scope, receive, send))
     assert sent[0]["status"] == 413 and not reached
-    assert json.loads(sent[1]["body"])["code"] == "E401"
+    assert json.loads(sent[1]["body"]) == {"code": "E401", "detail": (
+        "[E401] Request body is 1001 bytes; this service accepts at most 1000 bytes. Send less "
+        "text per request (the limit is 10 characters of text), or raise LOGICPARSE_MAX_CHARS / "
+        "--max-chars on the server.")}
+
+
+def test_bodies_past_max_bodies_are_503_with_retry_after_and_the_defaults():
+    reached = []
+
+    async def app(scope, receive, send):
+        reached.append(scope["path"])
+
+    async def receive():
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    def call(guard):
+        sent = []
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "method": "POST", "path": "/v1/annotate",
+                 "headers": [(b"content-type", b"application/json"), (b"content-length", b"2")]}
+        asyncio.run(guard(scope, receive, send))
+        return sent
+
+    guard = BodyGuard(app, limit=1000, max_chars=10)
+    assert (guard.read_timeout, guard.max_bodies, guard.retry_after) == (10.0, 512, 1)
+    assert call(BodyGuard(app, limit=1000, max_chars=10, max_bodies=1)) == [] and reached
+    guard.in_progress = 512  # as many bodies as it takes already being read
+    sent = call(guard)
+    assert sent[0]["status"] == 503 and (b"retry-after", b"1") in sent[0]["headers"]
+    assert json.loads(sent[1]["body"])["detail"] == (
+        "[E417] The service is receiving 512 request bodies already (its limit). Retry after 1 s, "
+        "or raise LOGICPARSE_MAX_CONNECTIONS / --max-connections on the server.")
+    assert reached == ["/v1/annotate"] and guard.in_progress == 512
 
 
 @pytest.mark.parametrize("body, field", [

@@ -1,6 +1,7 @@
 """Task readers and the training loop: two-step smoke runs per task kind on tiny fixtures, resume,
 metrics, the CLI, and bad shards refused before training starts."""
 
+import hashlib
 import json
 import math
 import re
@@ -238,8 +239,18 @@ def test_cache_goes_to_the_user_cache_never_into_the_data(tmp_path, monkeypatch)
     (data / "train.json").write_text("[]")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     got = default_cache_dir(str(data / "train.json"))
-    assert got.parent == tmp_path / "cache" / "logicparse" / "labels"
-    assert got.name.startswith("dream-") and data not in got.parents
+    # one folder per data folder, named by it and the first 12 hex digits of its path's SHA-1
+    key = hashlib.sha1(str(data.resolve()).encode()).hexdigest()[:12]
+    assert got == tmp_path / "cache" / "logicparse" / "labels" / f"dream-{key}"
+    assert data not in got.parents
+    other = tmp_path / "other" / "dream"
+    other.mkdir(parents=True)
+    assert default_cache_dir(str(other / "train.json")).name != got.name
+    # without XDG_CACHE_HOME: ~/.cache
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_cache_dir(str(data / "train.json")) == (
+        tmp_path / "home" / ".cache" / "logicparse" / "labels" / f"dream-{key}")
 
 
 # --- the loop's figures, for models whose answers are known ---------------------------------

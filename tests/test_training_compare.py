@@ -100,6 +100,23 @@ def test_seed_interval_is_students_t():
     assert C.seed_interval([0.01]) is None and C.seed_interval([]) is None
 
 
+def test_seeds_needed_for_a_half_width_on_known_answers():
+    # sd 0.02: t(0.975, n - 1) × 0.02 / √n is 0.010283 at n = 17 and 0.009946 at n = 18.
+    diffs = [0.02, -0.02] * 3 + [0.0]
+    assert C.seeds_needed(diffs, 0.01) == 18
+    # at 90%: t(0.95, n - 1) × 0.02 / √n is 0.010369 at n = 12 and 0.009886 at n = 13
+    assert C.seeds_needed(diffs, 0.01, level=0.9) == 13
+    # two seeds are enough to estimate the spread: sd 0.1/√2, half-width 0.635310 at n = 2
+    assert C.seeds_needed([0.0, 0.1], 0.6354) == 2 and C.seeds_needed([0.0, 0.1], 0.6353) == 3
+    assert C.seeds_needed([0.01], 0.01) is None and C.seeds_needed([], 0.01) is None
+    assert C.seeds_needed([0.0, 0.0], 0.01) == 2  # no spread
+    # at most 1000 by default: with sd 0.1/√2 the half-width is 0.0043879 at n = 1000 and
+    # 0.0043857 at n = 1001
+    assert C.seeds_needed([0.0, 0.1], 0.004388) == 1000
+    assert C.seeds_needed([0.0, 0.1], 0.004387) is None
+    assert C.seeds_needed([0.0, 0.1], 0.004387, most=1001) == 1001
+
+
 def test_group_accuracy_over_the_groups_examples():
     correct = np.array([[1, 0, 1, 1], [0, 0, 1, 1]], dtype=float)
     members = np.array([True, True, False, True])

@@ -13,7 +13,6 @@ from test_training_downstream import CONJ, fake_row, table, tiny_pair_model  # n
 from logicparse.errors import DataFormatError, ModelingError
 from logicparse.modeling import logic_param_groups, logicalize
 from logicparse.training import TrainConfig, read_conjnli, train
-from logicparse.training import compare as C
 from logicparse.training.batches import batch_order
 from logicparse.training.labels import annotate_missing, digest, labels_for, texts_of, transform
 
@@ -125,17 +124,6 @@ def test_bad_training_options_name_the_choices(kw, what):
     with pytest.raises(DataFormatError, match=what) as e:
         TrainConfig(**kw)
     assert "E506" in str(e.value)
-
-
-def test_seeds_needed_for_a_half_width_on_a_known_answer():
-    # sd 0.02: t(0.975, n-1) * 0.02 / sqrt(n) <= 0.01 first holds at n = 18 (2.110 * 0.02 / 4.243).
-    diffs = [0.02, -0.02] * 3 + [0.0]
-    sd = C.mean_std(diffs)[1]
-    from scipy import stats
-    need = C.seeds_needed(diffs, 0.01)
-    assert stats.t.ppf(0.975, need - 1) * sd / need ** 0.5 <= 0.01
-    assert stats.t.ppf(0.975, need - 2) * sd / (need - 1) ** 0.5 > 0.01
-    assert C.seeds_needed([0.01], 0.01) is None and C.seeds_needed([0.0, 0.0], 0.01) == 2
 
 
 def test_the_table_leaves_out_runs_fed_other_labels_than_today(tmp_path, table, shards, capsys):

@@ -88,6 +88,22 @@ def test_paper_labels_are_the_papers_algorithm_on_the_same_trees():
                                          logic=[[]], sentence_starts=[0]))
 
 
+def test_paper_labels_pass_error_rows_and_empty_texts_and_name_a_document_without_trees():
+    failed = logicparse.Document(id="bad", tokens=["a"], token_starts=[0], token_ends=[1],
+                                 logic=[[]], sentence_starts=[0], error="[E322] it changed")
+    assert paper_labels(failed) is failed  # its error stays its row's reason
+    empty = logicparse.Document(id="e", text="")
+    assert paper_labels(empty) is empty
+    no_trees = logicparse.Document(id="x", tokens=["a"], token_starts=[0], token_ends=[1],
+                                   logic=[[]], sentence_starts=[0])
+    with pytest.raises(DataFormatError) as e:
+        paper_labels(no_trees)
+    assert str(e.value).startswith("[E530] shards: document 'x' has no parse trees")
+    with pytest.raises(DataFormatError) as e:
+        paper_labels(no_trees, "cache/run-a")
+    assert str(e.value).startswith("[E530] cache/run-a: document 'x' has no parse trees")
+
+
 def test_shuffled_labels_keep_counts_and_frequencies_but_move():
     doc = default_doc()
     shuffled = shuffle_labels(doc, seed=0)

@@ -1,0 +1,141 @@
+"""What a resumed run trusts (logicparse.batch.identity): the identity kept in the manifest, the
+fingerprint that decides whether a folder may be resumed, and the exact words E310 gives for what
+changed between two runs."""
+
+import os
+
+from logicparse.batch.identity import describe_change, fingerprint, identity
+from logicparse.batch.inputs import InputSpec
+
+ANY = "other inputs, input files changed since, or other settings"
+
+
+def ident(settings=None, inputs=()):
+    return {"settings": settings or {}, "inputs": list(inputs)}
+
+
+def one_file(path="/in/a.txt", files=None):
+    return {"path": path, "kind": "txt", "files": files or {"a.txt": [10, 1]}}
+
+
+def folder(path="/in", files=None):
+    return {"path": path, "kind": "dir", "files": files or {}}
+
+
+def test_without_either_identity_the_reason_is_the_general_one():
+    assert describe_change(None, ident()) == ANY
+    assert describe_change(ident(), None) == ANY
+    assert describe_change({}, ident()) == ANY
+
+
+def test_the_same_identity_means_another_version_wrote_it():
+    same = ident({"senses": "default"}, [one_file()])
+    assert describe_change(same, same) == "it was written by another version of logicparse"
+
+
+def test_each_changed_setting_is_named_with_both_values_nested_ones_by_dotted_key():
+    before = ident({"senses": "default", "chunk": {"chars": 20000, "max": 5}, "gone": 1})
+    now = ident({"senses": "none", "chunk": {"chars": 10, "max": 5}, "new": True})
+    assert describe_change(before, now) == (
+        "setting chunk.chars was 20000, now 10; setting gone was 1, now None; "
+        "setting new was None, now True; setting senses was 'default', now 'none'")
+
+
+def test_settings_missing_from_an_older_manifest_read_as_unset():
+    before = {"inputs": []}
+    assert describe_change(before, ident({"device": "cpu"})) == "setting device was None, now 'cpu'"
+    assert describe_change(before, ident()) == "it was written by another version of logicparse"
+
+
+def test_other_inputs_are_listed_by_path_and_their_files_not_compared():
+    before = ident(inputs=[one_file("/in/a.txt")])
+    now = ident(inputs=[one_file("/in/b.txt", {"a.txt": [99, 9]})])
+    assert describe_change(before, now) == "inputs were ['/in/a.txt'], now ['/in/b.txt']"
+    assert describe_change({"settings": {}}, now) == "inputs were [], now ['/in/b.txt']"
+    assert describe_change(before, ident()) == "inputs were ['/in/a.txt'], now []"
+
+
+def test_a_file_of_another_size_or_only_modified_is_named_by_its_path():
+    before = ident(inputs=[one_file(files={"a.txt": [26, 1]}),
+                           folder(files={"x.txt": [5, 1], "y.txt": [5, 1]})])
+    now = ident(inputs=[one_file(files={"a.txt": [35, 2]}),
+                        folder(files={"x.txt": [5, 2], "y.txt": [5, 1]})])
+    assert describe_change(before, now) == (
+        "/in/a.txt changed: 26 bytes, now 35; /in/x.txt was modified since (same size)")
+
+
+def test_a_file_unreadable_then_or_now_is_modified_since():
+    before = ident(inputs=[folder(files={"x.txt": None, "y.txt": [5, 1]})])
+    now = ident(inputs=[folder(files={"x.txt": [5, 1], "y.txt": None})])
+    assert describe_change(before, now) == (
+        "/in/x.txt was modified since (same size); /in/y.txt was modified since (same size)")
+
+
+def test_files_added_to_and_gone_from_a_folder_show_the_first_three_sorted():
+    old = {n: [1, 1] for n in ("a", "b", "c", "d", "e")}
+    new = {n: [1, 1] for n in ("a", "b", "c", "f", "g", "h", "i")}
+    before = ident(inputs=[folder(files=old)])
+    now = ident(inputs=[folder(files=new)])
+    assert describe_change(before, now) == (
+        "4 file(s) added to /in (f, g, h ...); 2 file(s) gone from /in (d, e)")
+    three = {**old, "f": [1, 1], "g": [1, 1], "h": [1, 1]}
+    assert describe_change(before, ident(inputs=[folder(files=three)])) == (
+        "3 file(s) added to /in (f, g, h)")
+
+
+def test_more_than_eight_changes_show_eight_and_a_count():
+    for n, tail in ((8, ""), (9, "; ... and 1 more"), (11, "; ... and 3 more")):
+        keys = sorted(f"s{i}" for i in range(n))
+        reason = describe_change(ident(dict.fromkeys(keys, 0)), ident(dict.fromkeys(keys, 1)))
+        assert reason == "; ".join(f"setting {k} was 0, now 1" for k in keys[:8]) + tail
+
+
+def test_identity_records_each_file_size_and_time_escaped_and_stdin_as_a_dash(tmp_path):
+    d = tmp_path / "in"
+    (d / "sub").mkdir(parents=True)
+    (d / "sub" / "b.txt").write_text("hello")
+    odd = d / os.fsdecode(b"a\xff.txt")  # a name that is not UTF-8
+    odd.write_text("hi")
+    single = tmp_path / "one.txt"
+    single.write_text("abc")
+    files = [odd, d / "sub" / "b.txt"]
+    specs = [InputSpec(str(d), "dir", files), InputSpec(str(single), "txt"),
+             InputSpec("-", "stdin")]
+    got = identity(specs, {"senses": "none"})
+    st = {f: [os.stat(f).st_size, os.stat(f).st_mtime_ns] for f in [*files, single]}
+    assert got == {"settings": {"senses": "none"}, "inputs": [
+        {"path": str(d.resolve()), "kind": "dir",
+         "files": {"a\\xff.txt": st[files[0]], "sub/b.txt": st[files[1]]}},
+        {"path": str(single.resolve()), "kind": "txt", "files": {"one.txt": st[single]}},
+        {"path": "-", "kind": "stdin", "files": {}}]}
+    # stats taken at the start are used as given; a file that could not be read is None
+    given = {str(files[0]): (1, 2), str(files[1]): None, str(single): (3, 4)}
+    got = identity(specs, {}, given)
+    assert got["inputs"][0]["files"] == {"a\\xff.txt": [1, 2], "sub/b.txt": None}
+    assert got["inputs"][1]["files"] == {"one.txt": [3, 4]}
+
+
+def test_fingerprint_changes_with_inputs_their_stats_and_settings_only(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("x")
+    b.write_text("y")
+    specs = [InputSpec(str(a), "txt")]
+    stats = {str(a): (1, 5)}
+    fp = fingerprint(specs, {"senses": "none"}, stats)
+    assert len(fp) == 64 and fp == fingerprint(specs, {"senses": "none"}, dict(stats))
+    assert fp != fingerprint(specs, {"senses": "default"}, stats)
+    assert fp != fingerprint(specs, {"senses": "none"}, {str(a): (1, 6)})
+    assert fp != fingerprint(specs, {"senses": "none"}, {str(a): (2, 5)})
+    assert fp != fingerprint(specs, {"senses": "none"}, {str(a): None})
+    assert fp != fingerprint([InputSpec(str(b), "txt")], {"senses": "none"}, {str(b): (1, 5)})
+    assert fp != fingerprint([InputSpec(str(a), "jsonl")], {"senses": "none"}, stats)
+    # read now when no stats are given
+    now = os.stat(a)
+    assert fingerprint(specs, {}) == fingerprint(specs, {}, {str(a): (now.st_size,
+                                                                       now.st_mtime_ns)})
+    folder_specs = [InputSpec(str(tmp_path), "dir", [a, b])]
+    both = {str(a): (1, 5), str(b): (1, 5)}
+    assert fingerprint(folder_specs, {}, both) != fingerprint(
+        [InputSpec(str(tmp_path), "dir", [a])], {}, both)
+    stdin = fingerprint([InputSpec("-", "stdin")], {})
+    assert stdin == fingerprint([InputSpec("-", "stdin")], {}, {}) and stdin != fp
