@@ -125,6 +125,10 @@ CASES = [  # (id, tree, keyword, (α, β), previous sentence or None)
     # --- phrase_adverbial: a two-word key phrase that is a whole PP inside a VP is an adverbial.
     ("two-word key phrase in a VP", "(S (NP (PRP We)) (VP (VBD ate) (PP (IN in) (NP (NN addition)))) (. .))",
      "in addition", ("It rained", "We ate"), FIRST),
+    # ... but one spread over its parent's children (a flat parse), whose first word is a
+    # preposition, stays a preposition: outside a PP or SBAR, Algorithm 1 stands (adverbs_only).
+    ("key phrase spread over its parent's children", "(S (NP (PRP We)) (VP (VBD left) (IN in) (NP (NN spite)) "
+     "(IN of) (NP (DT the) (NN rain))) (. .))", "in spite of", ("We", "left the rain"), FIRST),
     # --- opening_adjunct: a WRB opens the adjunct too; and the rule reads the clause directly under
     # the sentence (sentence_beta) as it reads the sentence, in a first sentence only.
     ("opening adjunct opened by WRB", "(S (SBAR (WHADVP (WRB When)) (S (NP (PRP it)) (VP (VBD rained)))) (, ,) "
