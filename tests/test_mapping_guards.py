@@ -129,6 +129,11 @@ CASES = [  # (id, tree, keyword, (α, β), previous sentence or None)
     # preposition, stays a preposition: outside a PP or SBAR, Algorithm 1 stands (adverbs_only).
     ("key phrase spread over its parent's children", "(S (NP (PRP We)) (VP (VBD left) (IN in) (NP (NN spite)) "
      "(IN of) (NP (DT the) (NN rain))) (. .))", "in spite of", ("We", "left the rain"), FIRST),
+    # --- adverbial_clause in a relative clause of the sentence's first phrase: α is the clause
+    # around it (the sentence), not that phrase.
+    ("adverbial in a relative clause of the subject", "(S (NP (NP (DT The) (NN map)) (SBAR (WHNP (WDT which)) "
+     "(S (NP (PRP we)) (ADVP (RB also)) (VP (VBD lost))))) (VP (VBD was) (ADJP (JJ old))) (. .))", "also",
+     ("The map was old", "which we lost"), FIRST),
     # --- opening_adjunct: a WRB opens the adjunct too; and the rule reads the clause directly under
     # the sentence (sentence_beta) as it reads the sentence, in a first sentence only.
     ("opening adjunct opened by WRB", "(S (SBAR (WHADVP (WRB When)) (S (NP (PRP it)) (VP (VBD rained)))) (, ,) "
