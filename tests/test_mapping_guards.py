@@ -44,6 +44,10 @@ CASES = [  # (id, tree, keyword, (α, β), previous sentence or None)
      ("Stir the sauce", "it thickens"), FIRST),
     ("dash before the coordinator", STIR.format(between="(: --) (CC but)"), "until",
      ("Stir the sauce", "it thickens"), FIRST),
+    ("coordinator right after the adjunct", STIR.format(between="(CC but)"), "until",
+     ("Stir the sauce", "it thickens"), FIRST),
+    ("coordinated prepositional phrases", "(S (VP (VB Take) (NP (PRP it)) (PP (PP (IN after) (NP (NNS meals))) "
+     "(CC and) (PP (IN before) (NP (NN bed))))) (. .))", "after", ("Take it", "meals"), FIRST),
     ("adverb after the adjunct is no conjunct", "(S (NP (PRP We)) (VP (VBD left) (SBAR (IN because) (S (NP "
      "(PRP it)) (VP (VBD rained)))) (, ,) (ADVP (RB apparently))) (. .))", "because",
      ("We left apparently", "it rained"), FIRST),
