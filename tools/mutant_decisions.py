@@ -1,14 +1,13 @@
 """Does a surviving mutant of the keyword rules change any decision on the committed trees?
 
-    python benchmarks/_mutant_decisions.py --mutants DIR NAME [NAME ...]
+    python tools/mutant_decisions.py --mutants DIR NAME [NAME ...]
 
 ``DIR`` is a checkout where ``make mutate`` ran (``mutmut show NAME`` is read there). Each mutant's
 edit is applied to this checkout's ``senses/rules.py`` or ``senses/listed.py`` in memory, and the
 mutated rule is run beside the original on every occurrence of every rule keyword in every tree
 of ``logicparse/annotations/`` (each distinct sentence once). Printed per mutant: the number of
 occurrences compared, how many decisions change, how many of those are labelled occurrences,
-and the first few changes. Used to read the survivors listed in docs/testing.md; not part of
-``make bench`` (the leading underscore).
+and the first few changes. Used to read the survivors listed in docs/testing.md.
 """
 
 from __future__ import annotations
