@@ -28,6 +28,24 @@ def rule(tree: str, keyword: str):
     # the tasks before us (a verb after an object pronoun is no clause): The tasks before us are great .
     ('(S (NP (NP (DT The) (NNS tasks)) (PP (IN before) (NP (PRP us)))) (VP (VBP are) (ADJP (JJ great))) (. .))',
      'before', None),
+    # you with a time after it, then the main verb: The agenda I have set before you tonight is worthy of a great nation .
+    ('(S (NP (NP (DT The) (NN agenda)) (SBAR (S (NP (PRP I)) (VP (VBP have) (VP (VBN set) (IN before) (NP (NP (PRP you)) (NP (NN tonight)))))))) (VP (VBZ is) (ADJP (JJ worthy) (PP (IN of) (NP (DT a) (JJ great) (NN nation))))) (. .))',
+     'before', None),
+    # guard: before you know it (a clause): And before you know it , prices will fall .
+    ('(S (CC And) (SBAR (IN before) (S (NP (PRP you)) (VP (VBP know) (NP (PRP it))))) (, ,) (NP (NNS prices)) (VP (MD will) (VP (VB fall))) (. .))',
+     'before', UNDECIDED),
+    # a participle inside the object: a freely elected Congress: A President will come before a freely elected Congress chosen by the people .
+    ('(S (NP (DT A) (NN President)) (VP (MD will) (VP (VB come) (PP (IN before) (NP (NP (DT a) (ADJP (RB freely) (VBN elected)) (NNP Congress)) (VP (VBN chosen) (PP (IN by) (NP (DT the) (NNS people)))))))) (. .))',
+     'before', None),
+    # presence noun past a participle: the opening session: I laid before the opening session of this Congress six great goals .
+    ('(S (NP (PRP I)) (VP (VBD laid) (PP (IN before) (NP (NP (DT the) (VBG opening) (NN session)) (PP (IN of) (NP (NP (DT this) (NNP Congress)) (NP (CD six) (JJ great) (NNS goals))))))) (. .))',
+     'before', None),
+    # an object pronoun is no subject: The problems before us may be different .
+    ('(S (NP (DT The) (NNS problems)) (PP (IN before) (NP (PRP us))) (VP (MD may) (VP (VB be) (ADJP (JJ different)))) (. .))',
+     'before', None),
+    # guard: before it is too late: We will act before it is too late .
+    ('(S (NP (PRP We)) (VP (MD will) (VP (VB act) (SBAR (IN before) (S (NP (PRP it)) (VP (VBZ is) (ADJP (RB too) (JJ late))))))) (. .))',
+     'before', UNDECIDED),
     # guard: Americans before us = earlier than us: Like Americans before us , we will show that courage .
     ('(S (PP (IN Like) (NP (NP (NNPS Americans)) (PP (IN before) (NP (PRP us))))) (, ,) (NP (PRP we)) (VP (MD will) (VP (VB show) (NP (DT that) (NN courage)))) (. .))',
      'before', UNDECIDED),

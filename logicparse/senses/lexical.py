@@ -21,7 +21,9 @@ from .site import _PUNCT_TAGS, _TIME_WORDS, _YEAR, UNDECIDED, Site
 from .wordlists import (
     _AFTER_VERBS, _BE, _BEFORE_US_EARLIER, _DEGREE, _PRESENCE_NOUNS, _PRESENT_VERBS, _TIME_NOUNS)
 
-_OBJECT_PRONOUNS = frozenset("us you me them him her it".split())
+_OBJECT_CASE = frozenset("us me them him her".split())
+_FINITE = frozenset({"VBD", "VBZ", "VBP", "MD"})
+_OBJECT_STOPS = _FINITE | {"IN", "TO", "WDT", "WP", "WRB", "CC", "-LRB-"}
 # Words skipped looking left for the verb a `before` or `after` belongs to.
 _SKIP = frozenset("now down formally again here once up out today tonight also".split())
 # A noun phrase goes on after these: "after all our struggles" is no "after all".
@@ -39,27 +41,40 @@ def _timed(s: Site, words) -> bool:
     return any(w in _TIME_WORDS or _YEAR.match(w) for w in words)
 
 
+def _object(s: Site) -> list[int]:
+    """The tokens of the noun phrase after the keyword, up to a preposition, a clause, a finite
+    verb or a comma (participles and adjectives inside it kept: "a freely elected Congress")."""
+    out = []
+    for i in range(s.end, min(s.end + 7, len(s.words))):
+        if s.tags[i] in _PUNCT_TAGS or s.tags[i] in _OBJECT_STOPS:
+            break
+        out.append(i)
+    return out
+
+
 def _before(s: Site):
-    obj = s.object_words(6)
-    # a verb after the object makes it a clause the parser left flat ("before it happens"), but
-    # not after an object pronoun ("the tasks before us are great")
-    flat_clause = s.tag(s.end + len(obj)).startswith(("VB", "MD")) and obj[:1] != ["us"] and \
-        not (obj and obj[0] in ("me", "them", "him", "her"))
-    if s.clause() >= 0 or not obj or flat_clause:
-        return UNDECIDED  # "before they get the gun", "before the Congress adjourns", "ever before"
-    if obj[0] in _OBJECT_PRONOUNS:
-        # "the tasks before us", "I stand before you tonight" (not "Americans before us", "those
-        # who came before us", "long before us": earlier than us; nor "the year before us")
-        earlier = s.prev_content() in _BEFORE_US_EARLIER or s.tag(s.start - 1) == "NNPS" or \
-            s.prev in _TIME_NOUNS
-        return UNDECIDED if earlier else None
+    obj = _object(s)
+    words = [s.words[i] for i in obj]
+    if words[:1] and words[0] in _OBJECT_CASE:
+        # "the problems before us may be different": an object pronoun heads no clause, whatever
+        # the parser made of it; after a person "earlier than us" ("Americans before us", "those
+        # who came before us", "long before us")
+        earlier = s.prev_content() in _BEFORE_US_EARLIER or s.tag(s.start - 1) == "NNPS"
+        return UNDECIDED if earlier or s.prev in _TIME_NOUNS else None  # (not "the year before us")
+    # a clause, or one the parser left flat: "before they get the gun", "before it happens",
+    # "before the Congress adjourns"; no object: "than ever before"
+    subject = words[:1] in (["you"], ["it"])
+    if s.clause() >= 0 or not obj or s.tag(s.end + (1 if subject else len(obj))) in _FINITE:
+        return UNDECIDED
+    if subject:  # "I stand before you tonight", "the agenda I have set before you tonight is …"
+        return None if s.prev_content() not in _BEFORE_US_EARLIER else UNDECIDED
+    nouns = [k for k, i in enumerate(obj) if s.tags[i].startswith("NN") and not _timed(s, [words[k]])]
     # The presence noun heads the object: "testified before Congress last week", "before all
-    # the world" (not "before the 1990 session", "a few days before Christmas", nor a clause
-    # read as a noun phrase, "before the Congress adjourns")
-    heads = [k for k, w in enumerate(obj) if w in _PRESENCE_NOUNS]
-    if heads and not _timed(s, obj[:heads[-1]]) and (heads[-1] == len(obj) - 1 or _timed(s, obj[-1:])):
+    # the world", "before a freely elected Congress" (not "before the 1990 session", "a few days
+    # before Christmas", nor a clause read as a noun phrase, "before the Congress adjourns")
+    if nouns and words[nouns[-1]] in _PRESENCE_NOUNS and not _timed(s, words[:nouns[-1]]):
         return None
-    if not _timed(s, obj) and _verb_before(s) in _PRESENT_VERBS:
+    if not _timed(s, words) and _verb_before(s) in _PRESENT_VERBS:
         return None  # "laid before the conference a draft", "pales before the loss"
     return UNDECIDED
 
