@@ -46,6 +46,15 @@ def rule(tree: str, keyword: str):
     # guard: before it is too late: We will act before it is too late .
     ('(S (NP (PRP We)) (VP (MD will) (VP (VB act) (SBAR (IN before) (S (NP (PRP it)) (VP (VBZ is) (ADJP (RB too) (JJ late))))))) (. .))',
      'before', UNDECIDED),
+    # guard: a clause whose subject holds a presence noun: We can not act before the Congress of the United States has acted .
+    ('(S (NP (PRP We)) (VP (MD can) (RB not) (VP (VB act) (SBAR (IN before) (S (NP (NP (DT the) (NNP Congress)) (PP (IN of) (NP (DT the) (NNP United) (NNPS States)))) (VP (VBZ has) (VP (VBN acted))))))) (. .))',
+     'before', UNDECIDED),
+    # guard: a time before the presence noun: The bill was passed before the 1990 session .
+    ('(S (NP (DT The) (NN bill)) (VP (VBD was) (VP (VBN passed) (PP (IN before) (NP (DT the) (CD 1990) (NN session))))) (. .))',
+     'before', UNDECIDED),
+    # guard: a time object after a verb that puts before: The deadline was set before the end of the year .
+    ('(S (NP (DT The) (NN deadline)) (VP (VBD was) (VP (VBN set) (PP (IN before) (NP (NP (DT the) (NN end)) (PP (IN of) (NP (DT the) (NN year))))))) (. .))',
+     'before', UNDECIDED),
     # guard: Americans before us = earlier than us: Like Americans before us , we will show that courage .
     ('(S (PP (IN Like) (NP (NP (NNPS Americans)) (PP (IN before) (NP (PRP us))))) (, ,) (NP (PRP we)) (VP (MD will) (VP (VB show) (NP (DT that) (NN courage)))) (. .))',
      'before', UNDECIDED),
@@ -183,6 +192,9 @@ def rule(tree: str, keyword: str):
      'however', UNDECIDED),
     # guard: , however ,: They will , however , restore authority .
     ('(S (NP (PRP They)) (VP (MD will) (PRN (, ,) (ADVP (RB however)) (, ,)) (VP (VB restore) (NP (NN authority)))) (. .))',
+     'however', UNDECIDED),
+    # guard: the adverb inside its clause: It is however clear that we must act .
+    ('(S (NP (NP (PRP It))) (VP (VBZ is) (ADVP (RB however)) (ADJP (JJ clear)) (SBAR (IN that) (S (NP (PRP we)) (VP (MD must) (VP (VB act)))))) (. .))',
      'however', UNDECIDED),
 ])
 def test_lexicon_keyword_rules(tree, keyword, expected):

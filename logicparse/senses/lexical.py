@@ -95,8 +95,7 @@ def _after(s: Site):
 def _thus(s: Site):
     if s.next == "far":
         return None  # "thus far": so far
-    if s.tag(s.start - 1).startswith("NN") and s.tag(s.end) == "VBN" and \
-            not s.tag(s.end + 1).startswith(("DT", "PRP", "CD")):
+    if s.tag(s.start - 1).startswith("NN") and s.tag(s.end) == "VBN":
         return None  # "the committee thus created has done much": created in this way
     if s.start > 0 and s.tag(s.start - 1).startswith("VB") and (not s.next or s.tag(s.end) in _PUNCT_TAGS):
         return None  # "we must act thus .": in this way
@@ -135,9 +134,10 @@ def _contrary_to(s: Site):
 
 
 def _however(s: Site):
-    if s.next in _DEGREE or s.tag(s.end) in ("JJ", "JJR"):
-        return None  # "however distant", "however much we try": no matter how
-    return UNDECIDED
+    opens = s.start == 0 or s.tag(s.start - 1) in _PUNCT_TAGS or s.prev in ("and", "but", "or", "for")
+    if opens and (s.next in _DEGREE or s.tag(s.end) in ("JJ", "JJR")):
+        return None  # "however distant", "However much we try": no matter how
+    return UNDECIDED  # (not the adverb inside a clause: "it is however clear that …")
 
 
 RULES: dict[str, Callable[[Site], object]] = {
