@@ -133,6 +133,9 @@ def rule(tree: str, keyword: str):
     # years hence: Many years hence , this day will be remembered .
     ('(S (NP (JJ Many) (NNS years)) (ADVP (RB hence)) (, ,) (NP (DT this) (NN day)) (VP (MD will) (VP (VB be) (VP (VBN remembered)))) (. .))',
      'hence', None),
+    # from here: From hence , let the word go forth .
+    ('(S (PP (IN From) (ADVP (RB hence))) (, ,) (VP (VB let) (S (NP (DT the) (NN word)) (VP (VB go) (ADVP (RB forth))))) (. .))',
+     'hence', None),
     # guard: and hence: The bonds are short - term and hence will require refinancing .
     ('(S (S (NP (DT The) (NNS bonds)) (VP (VBP are) (ADJP (JJ short) (HYPH -) (NN term)))) (CC and) (S (ADVP (RB hence)) (VP (MD will) (VP (VB require) (S (VP (VBG refinancing)))))) (. .))',
      'hence', UNDECIDED),
