@@ -97,6 +97,9 @@ def rule(tree: str, keyword: str):
     # issue after issue: We will make progress on issue after issue .
     ('(S (NP (PRP We)) (VP (MD will) (VP (VB make) (NP (NP (NN progress)) (PP (IN on) (NP (NN issue)))) (PP (IN after) (NP (NN issue))))) (. .))',
      'after', None),
+    # guard: taxes heading a clause: After taxes were raised , revenue fell .
+    ('(S (SBAR (IN After) (S (NP (NNS taxes)) (VP (VBD were) (VP (VBN raised))))) (, ,) (NP (NN revenue)) (VP (VBD fell)) (. .))',
+     'after', UNDECIDED),
     # guard: year after year is a time: Year after year , Americans are burdened by the tax code .
     ('(S (NP (NP (NN Year)) (PP (IN after) (NP (NN year)))) (, ,) (NP (NNS Americans)) (VP (VBP are) (VP (VBN burdened) (PP (IN by) (NP (DT the) (NN tax) (NN code))))) (. .))',
      'after', UNDECIDED),
@@ -165,6 +168,12 @@ def rule(tree: str, keyword: str):
      'thanks to', UNDECIDED),
     # guard: after a copula: This progress is thanks to you .
     ('(S (NP (DT This) (NN progress)) (VP (VBZ is) (NP (NP (NNS thanks)) (PP (IN to) (NP (PRP you))))) (. .))',
+     'thanks to', UNDECIDED),
+    # guard: all thanks to (a cause): It was all thanks to you .
+    ('(S (NP (PRP It)) (VP (VBD was) (NP (DT all) (NNS thanks)) (PP (IN to) (NP (PRP you)))) (. .))',
+     'thanks to', UNDECIDED),
+    # guard: a subordinator before it: We know that thanks to you , crime fell .
+    ('(S (NP (PRP We)) (VP (VBP know) (SBAR (IN that) (S (NP (NP (NNS thanks)) (PP (IN to) (NP (PRP you)))) (, ,) (NP (NN crime)) (VP (VBD fell))))) (. .))',
      'thanks to', UNDECIDED),
     # might as well: We might as well admit it .
     ('(S (NP (PRP We)) (VP (MD might) (ADVP (RB as) (RB well)) (VP (VB admit) (NP (PRP it)))) (. .))',

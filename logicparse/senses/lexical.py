@@ -82,7 +82,8 @@ def _before(s: Site):
 def _after(s: Site):
     if s.next == "all" and not s.tag(s.end + 1).startswith(_NOMINAL):
         return None  # "after all ," (not "after all our struggles": a time)
-    if s.next in ("-", "–") or s.next in ("taxes", "tax", "inflation") or (
+    net = s.next in ("taxes", "tax", "inflation") and s.clause() < 0  # (not "after taxes were cut")
+    if s.next in ("-", "–") or net or (
             s.tag(s.end) == "VBG" and s.word(s.end + 1) == "for"):
         return None  # "after - school", "income after taxes", "after allowing for inflation": net of
     if s.prev == s.next and s.prev not in _TIME_NOUNS and s.tag(s.end).startswith("NN"):
@@ -110,8 +111,9 @@ def _hence(s: Site):
 
 def _thanks_to(s: Site):
     before = s.tag(s.start - 1)
-    if s.start > 0 and s.prev not in _BE and (before.startswith(("VB", "JJ", "DT", "PRP$", "CD"))
-                                              or before == "IN"):
+    # (not "is thanks to you", "was all thanks to you", "that thanks to you , crime fell": a cause)
+    if s.start > 0 and s.prev not in _BE | {"all"} and (
+            before.startswith(("VB", "JJ", "DT", "PRP$", "CD")) or s.prev in ("of", "with", "for", "in")):
         return None  # "give thanks to God", "our thanks to you", "a word of thanks to": gratitude
     if s.start == 0 and not any(t.startswith(("VB", "MD")) for t in s.tags):
         return None  # "Thanks to all of you ." (no clause for a cause to explain)
