@@ -5,7 +5,8 @@ or none, and the tree tells when it is none.
 (``unless your doctor says otherwise``, ``would otherwise be lost``: = differently, in other
 circumstances) and gives a negative condition only heading a clause (``Hurry , otherwise we
 will be late``); ``such as`` before a verb is the relative of ``such … as`` (``such as may be
-needed``), no example; ``due to`` before a verb is "expected to" (``due to expire``), no cause;
+needed``), no example; ``due to`` before a verb is "expected to" (``due to expire``) and after a
+noun of what is owed "owed to" (``the respect due to the office``), no cause;
 ``WHEREAS ,`` opens a preamble's clause ("given that"), no contrast. Each rule returns ``None``
 or :data:`~logicparse.senses.site.UNDECIDED` (the lexicon's relation), like ``rules.py``.
 """
@@ -16,6 +17,7 @@ from typing import Callable
 
 from . import clauses
 from .site import _PUNCT_TAGS, UNDECIDED, Site
+from .wordlists import _BE, _OWED
 
 # Before a clause-initial `otherwise`: the start of a clause or a coordinator.
 _CLAUSE_OPENERS = frozenset({",", ";", ":", "--", "–", "—", "or", "and", "but", "("})
@@ -39,7 +41,13 @@ def _such_as(s: Site):
 
 
 def _due_to(s: Site):
-    return None if s.tag(s.end) == "VB" else UNDECIDED  # "due to expire": expected to
+    if s.tag(s.end) == "VB":
+        return None  # "due to expire": expected to
+    i = s.start - 1
+    while s.word(i) in _BE or s.tag(i) == "RB":
+        i -= 1
+    # "the respect due to the office", "the credit is rightly due to them": owed to
+    return None if s.word(i) in _OWED else UNDECIDED
 
 
 def _whereas(s: Site):

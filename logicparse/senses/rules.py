@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..trees import ParseTree
-from . import clauses, listed
+from . import clauses, lexical, listed
 from .site import _AUX, _PUNCT_TAGS, _TIME_WORDS, _YEAR, CONNECTIVE, UNDECIDED, Site, base
 from .wordlists import (
     _QUESTION_TAKERS, _TIME_NOUNS, _BE, _NEG, _SAY_KNOW, _COMMENT_VERBS, _WH, _TIME_ADVERBS,
@@ -311,10 +311,6 @@ def _no(s: Site):
     return None if s.next == "matter" else UNDECIDED  # "no matter": regardless
 
 
-def _after(s: Site):
-    return None if s.next == "all" else UNDECIDED  # "after all"
-
-
 def _just_as(s: Site):
     if s.tag(s.end) in ("JJ", "RB", "DT", "NN", "NNS", "PRP$", "CD"):
         return None  # "just as high as", "not just as employees"
@@ -357,9 +353,9 @@ def _in(s: Site):
 RULES: dict[str, Callable[[Site], object]] = {
     "like": _like, "when": _when, "if": _if, "then": _then, "since": _since, "as": _as,
     "while": _while, "yet": _yet, "so that": _that_pronoun, "now that": _that_pronoun,
-    "no": _no, "after": _after, "just as": _just_as, "just like": _just_like, "in": _in,
+    "no": _no, "just as": _just_as, "just like": _just_like, "in": _in,
     "but": clauses.but, "at the same time": _same_time, "as well as": _as_well_as,
-    "thereby": _thereby, **listed.RULES,
+    "thereby": _thereby, **listed.RULES, **lexical.RULES,
 }
 
 

@@ -50,3 +50,28 @@ _PRONOUNS = frozenset("that this these those it them him her me us you what whic
 # After these, `like` is evidential (it seems) or a resemblance (looks like a resort).
 _PERCEPTION = frozenset("""looks look looked seems seem seemed sounds sound sounded feels feel felt
 smells smell smelled tastes taste tasted""".split())
+# Before these, `before` is "in the presence of", not "earlier than" ("testified before
+# Congress", "equal before the law", "an address before a joint session").
+_PRESENCE_NOUNS = frozenset("""congress senate house committee committees subcommittee session
+sessions court courts tribunal bar altar throne god lord heaven world mankind nation nations law
+conference assembly body chamber jury judge bench people public audience parliament legislature
+council eyes""".split())
+# Verbs that put something before someone: "laid before you", "stand before you", "pales before".
+_PRESENT_VERBS = frozenset("""lay laid lays laying place placed places placing put puts putting
+set sets setting bring brings brought bringing stand stands stood standing appear appears
+appeared appearing testify testifies testified testifying pending kneel kneels knelt bow bows
+bowed pale pales paled lie lies lying present presents presented submit submits submitted""".split())
+# Before "before us" these make it "earlier than us": "generations before us", "those who came".
+_BEFORE_US_EARLIER = frozenset("""came come gone went lived served died walked those others
+generations generation americans men women predecessors ones leaders presidents fathers
+ancestors forebears pioneers long shortly just soon""".split())
+# Verbs whose `after` is their particle: "going after the killers", "named after", "look after".
+_AFTER_VERBS = frozenset("""go goes going went gone look looks looking looked seek seeks
+seeking sought name names named inquire inquires inquired chase chases chasing chased run runs
+ran running lust lusts hanker hankers""".split())
+# Nouns owed to someone: "the respect due to the office", "the credit is due to them".
+_OWED = frozenset("""respect gratitude honor honour homage thanks credit deference allegiance
+obedience reverence tribute loyalty praise""".split())
+# Degree words after `however` that make it "no matter how" ("however much", "however hard").
+_DEGREE = frozenset("""much many long hard far often few little great small large strongly
+deeply carefully badly""".split())
