@@ -144,3 +144,35 @@ def test_the_table_leaves_out_runs_fed_other_labels_than_today(tmp_path, table, 
     summary = json.loads(out.strip().splitlines()[-1])
     assert set(summary["sources"]) == {"none", "default"}
     assert summary["stale"] == [["shuffled", 0, today]]
+
+
+def test_a_cell_fed_other_labels_is_run_again_and_reported_once(tmp_path, table, shards, monkeypatch,
+                                                                capsys):
+    from logicparse.training.train import read_splits
+
+    results = tmp_path / "r.jsonl"
+    _, _, splits = read_splits(TrainConfig(task="conjnli", data=str(CONJ), train_size=8, dev_size=2))
+    texts = texts_of(ex for exs in splits.values() for ex in exs)
+    today = digest(labels_for(texts, str(shards), "x", annotate=False), texts)
+    rows = [fake_row("none", 0, [0] * 6), fake_row("default", 0, [0] * 6, sha="0ld0ld0ld0ld0ld0"),
+            fake_row("shuffled", 0, [0] * 6, sha=digest(labels_for(
+                texts, str(shards), "x", source="shuffled", annotate=False), texts))]
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    ran = []
+
+    def run_cell(args, logic, seed, rows):
+        ran.append((logic, seed))
+        return fake_row(logic, seed, [0, 2, 2, 0, 1, 2], sha=today)
+
+    monkeypatch.setattr(table, "run_cell", run_cell)
+    argv = ["--data", str(CONJ), "--seeds", "0", "--logic", "none", "default", "shuffled",
+            "--train-size", "8", "--dev-size", "2", "--epochs", "1", "--lr", "5e-5",
+            "--results", str(results), "--shards", str(shards)]
+    assert table.main(argv) == 0
+    assert ran == [("default", 0)]  # none needs no labels; shuffled was fed today's
+    out = capsys.readouterr().out
+    assert "left out: 1 runs fed other labels" in out and "default/seed 0" in out
+    summary = json.loads(out.strip().splitlines()[-1])
+    # Only the new default run is counted: right on all 6 pairs.
+    assert summary["sources"]["default"]["test"][0] == pytest.approx(1.0)
+    assert table.main(argv) == 0 and ran == [("default", 0)]
