@@ -113,6 +113,12 @@ BUT = [
     # not only X but (also) Y: it adds, no contrast
     ("(S (NP (PRP They)) (VP (VBP help) (NP (NP (RB not) (RB only) (DT the) (NNS elites)) (, ,) (CC but)"
      " (NP (NN society)))) (. .))", None),
+    # ... however long X is, up to 30 words back; not past a semicolon
+    ("(S (NP (PRP They)) (VP (VBP help) (NP (NP (RB not) (RB only) (DT the) (JJ old) (CC and) (JJ poor) (NNS farmers) "
+     "(PP (IN of) (NP (DT the) (JJ dry) (JJ northern) (NNS plains)))) (, ,) (CC but) (NP (NN industry)))) (. .))",
+     None),
+    ("(S (S (NP (PRP They)) (VP (VBP help) (RB not) (RB only) (NP (NNS elites)))) (: ;) (S (NP (PRP it)) "
+     "(VP (VBD rained))) (, ,) (CC but) (S (NP (PRP we)) (VP (VBD went))) (. .))", UNDECIDED),
     # everything else is a contrast, concessive or not: the lexicon's comparative (no rule decides
     # between contrast and concession): "anything but I …" coordinates clauses; "not X but Y";
     # two properties of one thing; two clauses; a sentence opened by `but`; verb phrases

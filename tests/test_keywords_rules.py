@@ -61,7 +61,7 @@ def rule(tree: str, keyword: str, nth: int = 0):
     ("(S (NP (PRP I)) (VP (VBP have) (ADVP (RB since)) (VP (VBN learned) (NP (PRP it)))))", "since", "temporal"),
     ("(S (NP (PRP We)) (VP (VBD stayed) (SBAR (IN since) (S (NP (PRP it)) (VP (VBD rained))))))", "since",
      CONNECTIVE),
-    ("(S (NP (PRP We)) (VP (VBD stayed) (SBAR (IN since) (S (VP (VBG raining))))))", "since", UNDECIDED),
+    ("(S (NP (PRP We)) (VP (VBD stayed) (SBAR (IN since) (S (VP (VBD rained))))))", "since", UNDECIDED),
     # as: role or equative -> none; comment clause or a clause missing its verb's complement ->
     # analogy; a clause -> the classifier, not none
     ("(S (NP (PRP She)) (VP (VBZ works) (PP (IN as) (NP (DT a) (NN teacher)))))", "as", None),
@@ -279,6 +279,16 @@ LIKE = [
     ("(S (NP (PRP I)) (VP (VBD was) (PP (IN like) (S (VP (VBG freaking) (PRT (RP out)))))))", None),
     ("(S (NP (NP (NNS chores)) (, ,) (PP (IN like) (S (VP (VP (VBG taking) (PRT (RP out)) (NP (DT the) (NN trash))) "
      "(CC or) (VP (VBG pulling) (NP (NNS weeds))))))) (VP (VBP wait)))", "example"),
+    # like tagged as a preposition but heading the predicate after a plural or coordinated subject,
+    # with no other verb phrase in its clause: the verb, none
+    ("(S (NP (DT All) (JJ good) (NNS critics)) (VP (IN like) (NP (DT every) (NN poet))) (. .))", None),
+    ("(S (S (NP (DT A) (CC and) (NN B)) (PP (IN like) (NP (NN tea)))) (, ,) (CC and) (S (NP (PRP I)) "
+     "(VP (VBP like) (NP (NN coffee)))) (. .))", None),
+    # ... not inside a noun phrase, nor beside the clause's own verb phrase, nor after a singular
+    ("(S (NP (NP (NNS Fruits)) (PP (IN like) (NP (NNS apples)))) (VP (VBP are) (ADJP (JJ healthy))) (. .))",
+     "example"),
+    ("(S (NP (NNS Critics)) (PP (IN like) (NP (NNP Green))) (VP (VBP praise) (NP (NNS poets))) (. .))", "example"),
+    ("(S (NP (DT A) (NN day)) (PP (IN like) (NP (DT no) (JJ other))) (. .))", "analogy"),
 ]
 
 

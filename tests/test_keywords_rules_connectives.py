@@ -73,6 +73,11 @@ SINCE = [
      "temporal"),
     ("(S (NP (PRP We)) (VP (VBP have) (RB n't) (VP (VBN met) (SBAR (IN since)))))", "temporal"),
     ("(PP (IN Since) (NP (CD 1990)))", "temporal"),  # a heading: the PP is the whole tree
+    # since + a gerund with no finite verb: from that event on; a gerund subject of a finite verb: not
+    ("(S (SBAR (IN since) (S (VP (VBG using) (NP (NNS shoes))))) (, ,) (NP (PRP$ my) (NN time)) "
+     "(VP (VBZ has) (VP (VBN improved))) (. .))", "temporal"),
+    ("(S (SBAR (IN Since) (S (VP (VBG having) (NP (NNS children)) (VBZ is) (ADJP (JJ hard))))) (, ,) "
+     "(NP (PRP we)) (VP (VBP wait)) (. .))", UNDECIDED),
 ]
 
 
@@ -82,6 +87,11 @@ def test_since_branches(tree, expected):
 
 
 AS = [
+    # "so as to": purpose, causal; "so foolish as to": an equative, none
+    ("(S (NP (PRP We)) (VP (VBD left) (ADVP (RB early)) (, ,) (RB so) (SBAR (IN as) (S (VP (TO to) "
+     "(VP (VB rest)))))) (. .))", 0, "causal"),
+    ("(S (NP (PRP He)) (VP (VBD was) (ADJP (RB so) (JJ foolish) (SBAR (IN as) (S (VP (TO to) (VP (VB believe) "
+     "(NP (PRP it)))))))) (. .))", 0, None),
     # "as the result of": a cause; "as opposed to": = rather than, a contrast `as` is not listed
     # for (none); a clause whose subject or
     # object is the other argument's ("as are short skirts", "as shown in figure 1"): analogy
@@ -256,6 +266,22 @@ OTHERS = [
     # ... and is read six words deep: a time word past a long place name is the event's time
     ("(S (PP (IN In) (NP (NP (DT the) (NNP London) (NNP Stock) (NNP Exchange) (NN trading) (NN room)) "
      "(NP-TMP (NN yesterday)))) (, ,) (NP (NNS shares)) (VP (VBD fell)))", "in", None),
+    # in: a quantity of a time unit ("in tens of seconds", "in a matter of ten seconds"); not of
+    # anything else
+    ("(S (NP (DT A) (NN person)) (VP (VBZ dies) (PP (IN in) (NP (NP (NNS tens)) (PP (IN of) "
+     "(NP (NNS seconds)))))) (. .))", "in", "temporal"),
+    ("(S (NP (NNS Trades)) (VP (VBP occur) (PP (IN in) (NP (NP (DT a) (NN matter)) (PP (IN of) "
+     "(NP (CD ten) (NNS seconds)))))) (. .))", "in", "temporal"),
+    ("(S (NP (PRP It)) (VP (VBZ sells) (PP (IN in) (NP (NP (NNS tens)) (PP (IN of) (NP (NNS cities)))))) (. .))",
+     "in", None),
+    ("(S (NP (PRP It)) (VP (VBZ is) (PP (IN in) (NP (NP (DT a) (NN matter)) (PP (IN of) (NP (NN principle)))))) "
+     "(. .))", "in", None),
+    # ... a historical period, past a coordination of names; a coordination of common nouns ends
+    # the object (its time word is no time of the event)
+    ("(S (NP (NP (NNS Exams)) (PP (IN in) (NP (DT the) (NNP Ming) (CC and) (NNP Qing) (NNPS Dynasties)))) "
+     "(VP (VBD were) (ADJP (JJ hard))) (. .))", "in", "temporal"),
+    ("(S (NP (PRP We)) (VP (VBP work) (PP (IN in) (NP (NN school) (CC and) (NN summer) (NNS camps)))) (. .))",
+     "in", None),
     # like: a parse whose PP holds only the preposition still reads the object after it
     ("(NP (NP (DT a) (NN country)) (PP (IN like)) (NP (NNP Australia)))", "like", "example"),
 ]

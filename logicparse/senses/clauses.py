@@ -110,7 +110,7 @@ def but(s: Site):
     if (s.prev in _ONLY_AUX or s.tag(s.start - 1) == "MD") and s.tag(s.end) in ("VB", "VBP") \
             and s.tag(s.start - 2).startswith(("PRP", "NN")):
         return None  # "I do but quote", "we can but hope": only
-    before = _clause_before(s)
+    before = _clause_before(s, 30)  # "not only for reclamation and … flood control , but also"
     if any(w in _NOT and v in _ONLY for v, w in zip(before, before[1:])):
         return None  # "not only the elites, but (also) society as a whole": it adds
     return UNDECIDED  # a contrast, concessive or not: the lexicon's comparative

@@ -21,7 +21,7 @@ from .site import _AUX, _PUNCT_TAGS, _TIME_WORDS, _YEAR, CONNECTIVE, UNDECIDED, 
 from .wordlists import (
     _QUESTION_TAKERS, _TIME_NOUNS, _BE, _NEG, _SAY_KNOW, _COMMENT_VERBS, _WH, _TIME_ADVERBS,
     _COMMENT_PARTICIPLES, _RELATIVE_ADVERBS, _COME, _FREE_RELATIVE, _RECALL_SEE, _SUBJECTS,
-    _PRONOUNS, _PERCEPTION)
+    _PRONOUNS, _PERCEPTION, _SPANS)
 
 
 def _like(s: Site):
@@ -49,7 +49,24 @@ def _like(s: Site):
             s.tag(s.end) == "CD" or s.next == "like"
             or any(s.tag(i).startswith(("VB", "MD")) for i in range(s.end, s.phrase_end()))):
         return None  # evidential: "looks like sixteen", "feel like you need that" = it seems
+    if _like_verb(s):
+        return None  # the clause's verb, whatever its tag: "All good critics like every poet"
     return _like_preposition(s)  # "looks like a resort": a resemblance
+
+
+def _like_verb(s: Site) -> bool:
+    """``like`` tagged as a preposition heads the predicate of a clause that has no other verb
+    phrase, right after a plural or coordinated subject (``A and B like chrysanthemum``): a
+    verb. A preposition's phrase sits inside a noun or verb phrase (``fruits like apples``)."""
+    t = s.tree
+    p = t.parents[t.leaf_parents[s.start]]
+    gp = t.parents[p] if p >= 0 else -1
+    if gp < 0 or t.starts[p] != s.start or base(t.labels[gp]) != "S":
+        return False
+    kids = [k for k in s.children(gp) if k != p]
+    subject = [t.starts[k] for k in kids if t.ends[k] == s.start and base(t.labels[k]) == "NP"]
+    return bool(subject) and not any(base(t.labels[k]) == "VP" for k in kids) and (
+        s.tag(s.start - 1) in ("NNS", "NNPS") or "and" in s.words[subject[0]:s.start])
 
 
 def _stranded(s: Site) -> bool:
@@ -188,10 +205,15 @@ def _since(s: Site):
     if not s.next or s.tag(s.end) in _PUNCT_TAGS:
         return "temporal"  # "we have n't had a show since ."
     node = s.clause()
+    if node < 0 and s.tag(s.end) == "VBG" and not any(
+            s.tag(i) in ("VBD", "VBZ", "VBP", "MD") for i in range(s.end, s.phrase_end())):
+        return "temporal"  # "since using X brand shoes", "since leaving school": from an event on
     return clauses.clause_relation("since", s, node) if node >= 0 else UNDECIDED
 
 
 def _as(s: Site):
+    if s.prev == "so" and s.next == "to":
+        return "causal"  # "so as to prepare for the launch": purpose, as "in order to"
     if s.parent_label(s.start) == "SBAR" and (s.prev == "only" and s.word(s.start - 2) not in _BE or (
             s.prev == "long" and s.word(s.start - 2) == "so")):
         # "will succeed only as we cooperate", "so long as we remember" (not a cleft's time, "it
@@ -344,9 +366,13 @@ def _thereby(s: Site):
 def _in(s: Site):
     if s.tag(s.start) in ("RP", "RB"):
         return None  # particle ("coming in")
-    obj = s.object_words(6)  # empty before "which" (its tag ends the object) and at the end
+    obj = s.object_words(6, names=True)  # empty before "which" (its tag ends it) and at the end
     if any(w in _TIME_WORDS or _YEAR.match(w) for w in obj):
-        return "temporal"
+        return "temporal"  # "in 1998", "in the Ming and Qing Dynasties"
+    of = s.end + len(obj)  # the unit past "of" (and a number): "in tens of seconds"
+    if obj and obj[-1] in _SPANS and s.word(of) == "of" and s.word(of + 1 + (s.tag(of + 1) == "CD")) \
+            in _TIME_WORDS:
+        return "temporal"  # "in tens of seconds", "in a matter of minutes": a time span
     return None
 
 

@@ -27,6 +27,7 @@ millennium hour hours minute minutes second seconds moment moments time times pa
 meantime interim era eras age ages period periods quarter quarters semester term season
 seasons summer summers winter winters spring autumn fall childhood youth adolescence
 infancy adulthood lifetime beginning end ending dawn dusk half halves advance
+dynasty dynasties reign reigns epoch epochs
 midnight noon today tomorrow yesterday recent early late earlier later
 """.split())
 _YEAR = re.compile(r"^(mid-|early-|late-)?(1[0-9]|20)\d\d(s|'s)?$|^'\d0s$|^\d0s$|^\d{1,2}(st|nd|rd|th)$")
@@ -99,12 +100,15 @@ class Site:
             node = self.tree.parents[node]
         return node
 
-    def object_words(self, limit: int) -> list[str]:
+    def object_words(self, limit: int, names: bool = False) -> list[str]:
         """The noun phrase after a preposition: the words up to a nested PP, clause or verb,
-        inside the phrase the keyword heads, at most ``limit`` of them."""
+        inside the phrase the keyword heads, at most ``limit`` of them; ``names``: read on past a
+        coordinator between two proper nouns (``the Ming and Qing Dynasties`` is one phrase)."""
         out = []
         for i in range(self.end, min(self.end + limit, self._parent_end())):
-            if self.tags[i].startswith(_OBJECT_END):
+            if self.tags[i].startswith(_OBJECT_END) and not (
+                    names and self.tags[i] == "CC" and self.tag(i - 1).startswith("NNP")
+                    and self.tag(i + 1).startswith("NNP")):
                 break
             out.append(self.words[i])
         return out

@@ -75,3 +75,5 @@ obedience reverence tribute loyalty praise""".split())
 # Degree words after `however` that make it "no matter how" ("however much", "however hard").
 _DEGREE = frozenset("""much many long hard far often few little great small large strongly
 deeply carefully badly""".split())
+# Quantities of a time unit after `in`: "in tens of seconds", "in a matter of minutes".
+_SPANS = frozenset("tens hundreds thousands millions dozens couple matter space span".split())
