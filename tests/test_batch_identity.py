@@ -81,6 +81,17 @@ def test_files_added_to_and_gone_from_a_folder_show_the_first_three_sorted():
     three = {**old, "f": [1, 1], "g": [1, 1], "h": [1, 1]}
     assert describe_change(before, ident(inputs=[folder(files=three)])) == (
         "3 file(s) added to /in (f, g, h)")
+    # the same for files gone
+    assert describe_change(now, before) == (
+        "2 file(s) added to /in (d, e); 4 file(s) gone from /in (f, g, h ...)")
+    assert describe_change(ident(inputs=[folder(files=three)]), before) == (
+        "3 file(s) gone from /in (f, g, h)")
+
+
+def test_a_file_of_another_size_in_a_folder_is_named_by_its_path_under_it():
+    before = ident(inputs=[folder(files={"sub/x.txt": [5, 1]})])
+    now = ident(inputs=[folder(files={"sub/x.txt": [6, 1]})])
+    assert describe_change(before, now) == "/in/sub/x.txt changed: 5 bytes, now 6"
 
 
 def test_more_than_eight_changes_show_eight_and_a_count():

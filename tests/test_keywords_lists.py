@@ -119,6 +119,12 @@ def rule(tree, keyword, nth=0):
     ("(S (NP (NNS Fruits)) (PP (JJ such) (IN as) (NP (NNS apples))) (VP (VBP grow)))", "such", UNDECIDED),
     ("(S (NP (DT The) (NN law)) (VP (VBZ is) (ADJP (JJ due) (S (VP (TO to) (VP (VB expire)))))))", "due", None),
     ("(S (NP (DT The) (NN delay)) (VP (VBZ is) (ADJP (JJ due) (PP (TO to) (NP (NN rain))))))", "due", UNDECIDED),
+    # ... after a noun of what is owed, or that noun and a copula, adverbs between: owed to
+    ("(S (NP (PRP We)) (VP (VBP owe) (NP (DT the) (NN respect)) (ADJP (JJ due) (PP (IN to) (NP (DT the) (NN office)))))"
+     " (. .))", "due", None),
+    ("(S (NP (DT The) (NN credit)) (VP (VBZ is) (ADJP (JJ due) (PP (IN to) (NP (PRP them))))) (. .))", "due", None),
+    ("(S (NP (DT The) (NN credit)) (VP (VBZ is) (ADVP (RB rightly)) (ADJP (JJ due) (PP (IN to) (NP (PRP them)))))"
+     " (. .))", "due", None),
     # whereas opening a preamble's clause ("WHEREAS , it is necessary …"): none
     ("(S (SBAR (IN WHEREAS) (, ,) (S (NP (PRP it)) (VP (VBZ is) (ADJP (JJ necessary))))) (. .))", "whereas", None),
     ("(S (NP (NNS Prices)) (VP (VBD rose) (SBAR (IN whereas) (S (NP (NNS wages)) (VP (VBD fell))))) (. .))",

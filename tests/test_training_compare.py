@@ -5,6 +5,7 @@ of a group of test examples."""
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from logicparse.training import compare as C
 
@@ -110,6 +111,10 @@ def test_seeds_needed_for_a_half_width_on_known_answers():
     assert C.seeds_needed([0.0, 0.1], 0.6354) == 2 and C.seeds_needed([0.0, 0.1], 0.6353) == 3
     assert C.seeds_needed([0.01], 0.01) is None and C.seeds_needed([], 0.01) is None
     assert C.seeds_needed([0.0, 0.0], 0.01) == 2  # no spread
+    # "at most": a half-width equal to the one asked for is enough
+    assert C.seeds_needed([0.0, 0.0], 0.0) == 2
+    exact = stats.t.ppf(0.5 + 0.95 / 2, 1) * C.mean_std([0.0, 0.1])[1] / 2 ** 0.5
+    assert C.seeds_needed([0.0, 0.1], exact) == 2
     # at most 1000 by default: with sd 0.1/√2 the half-width is 0.0043879 at n = 1000 and
     # 0.0043857 at n = 1001
     assert C.seeds_needed([0.0, 0.1], 0.004388) == 1000

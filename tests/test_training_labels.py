@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from logicparse.batch import RunConfig, WorkerSpec
+from logicparse.batch.progress import PlainProgress, RichProgress
 from logicparse.batch.shards import read_manifest, write_documents, write_manifest
-from logicparse.errors import DataFormatError
+from logicparse.errors import DataFormatError, Errors
 from logicparse.training import labels as L
 from logicparse.training.labels import (annotate_missing, digest, labels_for, load_labels,
                                         shuffle_labels, text_id, transform)
@@ -51,7 +52,7 @@ def no_batch_run(monkeypatch):
     calls = []
 
     def run(inputs, out, config, progress):
-        calls.append((inputs, out, config))
+        calls.append((inputs, out, config, progress))
         texts = [json.loads(line)["text"] for line in open(inputs[0], encoding="utf-8")]
         write_documents(out, [doc_of(t, text_id(t)) for t in texts],
                         mapping=config.worker.mapping,
@@ -88,15 +89,21 @@ def test_missing_texts_go_to_a_jsonl_and_a_run_named_by_their_digest(tmp_path, n
     assert annotator.calls[-1][1] == 5
 
 
-def test_without_an_annotator_the_batch_annotator_runs_with_the_defaults(tmp_path, no_batch_run):
+def test_without_an_annotator_the_batch_annotator_runs_with_the_defaults(tmp_path, no_batch_run,
+                                                                         monkeypatch):
     out = annotate_missing(TEXTS[1:], tmp_path)
-    ((inputs, to, config),) = no_batch_run
+    ((inputs, to, config, progress),) = no_batch_run
     assert inputs == [str(tmp_path / f"texts-{out.name[4:]}.jsonl")] and to == out
     assert config == RunConfig(workers=1, overwrite=True,
                                worker=WorkerSpec(parser="default", senses="default", device="cpu"))
-    annotate_missing(TEXTS[1:], tmp_path, parser=str(tmp_path), senses=None, workers=3)
+    # annotating a data set's texts takes minutes: its progress is shown (a bar or plain lines)
+    assert isinstance(progress, (PlainProgress, RichProgress))
+    monkeypatch.setattr("logicparse.resources.check_device", str)  # a GPU this machine may lack
+    annotate_missing(TEXTS[1:], tmp_path, parser=str(tmp_path), senses=None, device="cuda:1",
+                     workers=3)
     config = no_batch_run[-1][2]
-    assert (config.workers, config.worker) == (3, WorkerSpec(parser=str(tmp_path), senses=None))
+    assert (config.workers, config.worker) == (
+        3, WorkerSpec(parser=str(tmp_path), senses=None, device="cuda:1"))
 
 
 def test_digest_is_the_label_rows_of_the_texts_in_order():
@@ -234,5 +241,48 @@ def test_load_labels_skips_unfinished_runs_and_checks_what_it_reads(tmp_path, ca
     # another text under a text's id is refused
     other = tmp_path / "other"
     write_documents(other, [doc_of("Something else", text_id(a))])
-    with pytest.raises(DataFormatError, match=r"^\[E516\] "):
+    with pytest.raises(DataFormatError) as e:
         load_labels(str(other), [a])
+    assert str(e.value) == Errors.E516.format(where=str(other), id=text_id(a))
+
+
+def test_runs_made_otherwise_are_named_and_passed_over_for_the_next_run(tmp_path, caplog):
+    t = TEXTS[1]
+    wanted = doc_of(t, "mine", logic=[[28], []])
+    # sorted: the two runs made otherwise come first, the run to read last
+    write_documents(tmp_path / "run-a", [doc_of(t, "a")], **{**settings(), "mapping": "paper"})
+    write_documents(tmp_path / "run-b", [doc_of(t, "b")], **settings(parser="other"))
+    write_documents(tmp_path / "run-c", [wanted], **settings())
+    with caplog.at_level(logging.WARNING):
+        found, missing = load_labels(str(tmp_path), [t], mapping="default",
+                                     made_with={"parser": "default", "senses": "default"})
+    assert found == {t: wanted} and missing == []
+    assert caplog.messages == [
+        f"{tmp_path / 'run-a'} was annotated with mapping='paper', not 'default': not read",
+        Errors.E533.format(path=tmp_path / "run-b", setting="parser", got="other",
+                           want="default")]
+    assert "with parser='other', not the 'default'" in caplog.messages[1]
+
+
+def test_a_run_with_a_manifest_and_no_shard_is_still_a_run(tmp_path, caplog):
+    t = TEXTS[1]
+    write_documents(tmp_path / "run-a", [doc_of(t, text_id(t))])
+    # interrupted before its first shard (while the models loaded): only its manifest
+    (tmp_path / "run-a" / "shard-00000.arrow").unlink()
+    write_manifest(tmp_path / "run-a", {**read_manifest(tmp_path / "run-a"), "complete": False})
+    with caplog.at_level(logging.WARNING):
+        assert load_labels(str(tmp_path), [t]) == ({}, [t])
+    assert caplog.messages == [f"{tmp_path / 'run-a'} is an unfinished annotation run: not read"]
+    # finished, its shard deleted since: refused, not taken as empty
+    write_manifest(tmp_path / "run-a", {**read_manifest(tmp_path / "run-a"), "complete": True})
+    with pytest.raises(DataFormatError, match=r"^\[E314\] .*file missing"):
+        load_labels(str(tmp_path), [t])
+
+
+def test_a_text_without_labels_is_named_by_its_id_and_first_60_characters(tmp_path):
+    long = "It rained all day and all night, so the roads were closed until Monday morning."
+    write_documents(tmp_path / "run-a", [doc_of(TEXTS[1], text_id(TEXTS[1]))], **settings())
+    with pytest.raises(DataFormatError) as e:
+        labels_for([TEXTS[1], long], str(tmp_path), "x", annotate=False)
+    assert len(long) > 61 and str(e.value) == Errors.E514.format(
+        where=tmp_path, id=text_id(long), text=long[:60])
