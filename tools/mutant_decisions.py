@@ -5,9 +5,9 @@
 ``DIR`` is a checkout where ``make mutate`` ran (``mutmut show NAME`` is read there). Each mutant's
 edit is applied to this checkout's ``senses/rules.py`` or ``senses/listed.py`` in memory, and the
 mutated rule is run beside the original on every occurrence of every rule keyword in every tree
-of ``logicparse/annotations/`` (each distinct sentence once). Printed per mutant: the number of
-occurrences compared, how many decisions change, how many of those are labelled occurrences,
-and the first few changes. Used to read the survivors listed in docs/testing.md.
+of ``logicparse/annotations/`` (each distinct sentence once; the blind test set left out, so
+that none of its sentences is shown). Printed per mutant: the number of occurrences compared,
+how many decisions change, how many of those are labelled occurrences, and the first few changes. Used to read the survivors listed in docs/testing.md.
 """
 
 from __future__ import annotations
@@ -52,10 +52,16 @@ def mutated_module(path: str, old: str, new: str):
     return module
 
 
+# The blind test set's sentences are never shown: a mutant's changes there would be read.
+BLIND = "keywords_inaugural_test.jsonl"
+
+
 def occurrences():
-    """(tree, start, end, keyword, labelled) for every rule keyword in the committed trees."""
+    """(tree, start, end, keyword, labelled) for every rule keyword in the committed trees, the
+    blind test set left out."""
     labelled, trees = set(), {}
-    for a in read_annotations(sorted(ANNOTATIONS_DIR.glob("*.jsonl"))):
+    files = [f for f in sorted(ANNOTATIONS_DIR.glob("*.jsonl")) if f.name != BLIND]
+    for a in read_annotations(files):
         if a.tree:
             trees.setdefault(a.tree, read_tree(a.tree))
             labelled.add((a.tree, a.keyword, token_span(a)[0]))
