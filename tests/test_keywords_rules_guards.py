@@ -7,7 +7,7 @@ test_keywords_rules.py and test_keywords_rules_connectives.py."""
 import pytest
 
 from logicparse.senses.rules import CONNECTIVE, UNDECIDED
-from test_keywords_rules import decided
+from test_keywords_rules import decided, rule
 
 WHEN = [
     # a question after punctuation or a dash (not only at the start): none
@@ -93,6 +93,16 @@ OTHERS = [
     # thereby before a preposition or `to` (= by it): none
     ("(S (NP (PRP We)) (VP (VBP are) (ADJP (JJ bound) (ADVP (RB thereby)) (PP (TO to) (NP (DT the) (NN law))))))",
      "thereby", None),
+    # since + a gerund that is the subject of a past, plural or modal verb: the classifier; the
+    # finite verb is looked for from the gerund on (the main clause's "has" does not count)
+    ("(S (SBAR (IN Since) (S (VP (VBG having) (NP (NNS children)) (VBD was) (ADJP (JJ hard))))) (, ,) "
+     "(NP (PRP we)) (VP (VBD waited)) (. .))", "since", UNDECIDED),
+    ("(S (SBAR (IN Since) (S (VP (VBG cooking) (CC and) (VBG cleaning) (VBP take) (NP (NN time))))) (, ,) "
+     "(NP (PRP we)) (VP (VBP hire) (NP (NN help))) (. .))", "since", UNDECIDED),
+    ("(S (SBAR (IN Since) (S (VP (VBG having) (NP (NNS children)) (MD can) (VP (VB be) (ADJP (JJ hard)))))) "
+     "(, ,) (NP (PRP we)) (VP (VBP wait)) (. .))", "since", UNDECIDED),
+    ("(S (NP (PRP He)) (VP (VBZ has) (VP (VBN changed) (SBAR (IN since) (S (VP (VBG leaving) (NP (NN school))))))))",
+     "since", "temporal"),
 ]
 
 
@@ -171,12 +181,26 @@ LIKE = [
     ("(NP (NP (DT a) (NN dish)) (PP (IN like) (NP (NN rice) (CC and) (NNS beans))))", "example"),
     ("(NP (NP (DT a) (NN pet)) (PP (IN like) (NP (DT a) (NN cat) (CC or) (DT a) (NN dog))))", "example"),
     ("(NP (NP (DT a) (NN meal)) (PP (IN like) (NP (NN rice) (, ,) (NNS beans) (, ,) (NN soup))))", "example"),
+    # `like` tagged as a preposition after a proper plural, or after a plural or coordinated
+    # subject and adverbs, in a clause with no verb phrase: the verb, none; a subject that
+    # ends before a colon leaves `like` the preposition of a verbless heading: analogy
+    ("(S (NP (NNPS Americans)) (PP (IN like) (NP (NN baseball))))", None),
+    ("(S (NP (NNP Tom) (CC and) (NNP Ann)) (ADVP (RB often)) (PP (IN like) (NP (NN fish))))", None),
+    ("(S (NP (NNS Cats)) (RB often) (PP (IN like) (NP (NN fish))))", None),
+    ("(S (NP (NNP Tom) (CC and) (NNP Ann)) (RB also) (ADVP (RB often)) (PP (IN like) (NP (NN fish))))", None),
+    ("(S (NP (NNS Apples) (CC and) (NNS pears)) (: :) (PP (IN like) (NP (NN candy))))", "analogy"),
 ]
 
 
 @pytest.mark.parametrize("tree,expected", LIKE)
 def test_like_guards(tree, expected):
     decided(tree, "like", 0, expected)
+
+
+def test_like_alone_is_read_without_error():
+    """A tree that is `like`'s preterminal alone (a one-word sentence in a tree file) has no
+    clause around `like` to read."""
+    rule("(IN Like)", "like", 0)
 
 
 AS = [

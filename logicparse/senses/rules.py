@@ -56,17 +56,20 @@ def _like(s: Site):
 
 def _like_verb(s: Site) -> bool:
     """``like`` tagged as a preposition heads the predicate of a clause that has no other verb
-    phrase, right after a plural or coordinated subject (``A and B like chrysanthemum``): a
-    verb. A preposition's phrase sits inside a noun or verb phrase (``fruits like apples``)."""
+    phrase, after a plural or coordinated subject and any adverbs (``A and B often like roses``):
+    a verb. A preposition's phrase sits inside a noun or verb phrase (``fruits like apples``)."""
     t = s.tree
     p = t.parents[t.leaf_parents[s.start]]
     gp = t.parents[p] if p >= 0 else -1
     if gp < 0 or t.starts[p] != s.start or base(t.labels[gp]) != "S":
         return False
     kids = [k for k in s.children(gp) if k != p]
-    subject = [t.starts[k] for k in kids if t.ends[k] == s.start and base(t.labels[k]) == "NP"]
+    edge = s.start  # the subject ends before any adverbs (outside it in the tree)
+    for k in reversed([k for k in kids if t.ends[k] <= s.start]):
+        edge = t.starts[k] if t.ends[k] == edge and base(t.labels[k]) in ("ADVP", "RB") else edge
+    subject = [t.starts[k] for k in kids if t.ends[k] == edge and base(t.labels[k]) == "NP"]
     return bool(subject) and not any(base(t.labels[k]) == "VP" for k in kids) and (
-        s.tag(s.start - 1) in ("NNS", "NNPS") or "and" in s.words[subject[0]:s.start])
+        s.tag(edge - 1) in ("NNS", "NNPS") or "and" in s.words[subject[0]:s.start])
 
 
 def _stranded(s: Site) -> bool:
