@@ -360,3 +360,10 @@ def test_concurrent_requests_each_get_their_own_document(lexicon_annotator):
     for i, (text, r) in enumerate(zip(texts, answers)):
         assert r.status_code == 200
         assert r.json() == arrow_row(lexicon_annotator.annotate(text, id=f"d{i}"))
+
+
+def test_the_pool_defaults_to_one_worker_thread_and_sixteen_waiting():
+    # One thread by default: the service holds one model copy and answers in turn; more threads
+    # are the operator's choice (`logicparse serve --threads`).
+    pool = WorkPool(lambda texts, ids: texts)
+    assert (pool.threads, pool.capacity, pool.timeout, pool.batch_size) == (1, 17, 30.0, 16)
