@@ -39,9 +39,9 @@ test-loaded: setup
 	$(PY) benchmarks/suite_under_load.py
 
 # Mutation testing of the code that scores, decides and verifies (scope: [tool.mutmut] in
-# pyproject.toml; survivors and why they are harmless: docs/testing.md). About 10 minutes on 2 cores.
-# mutmut forks each mutant's test process from a warm one: OpenMP's thread pool does not survive a
-# fork, so a child that runs torch with it blocks on a lock forever and is counted as a timeout.
+# pyproject.toml; survivors and why they are harmless: docs/testing.md). Each mutant's tests run in
+# a freshly started interpreter (docs/testing.md says why): hours on 2 cores for the whole scope.
+# No OpenMP thread pool in the test processes: a pool's locks do not survive mutmut's fork.
 MUTATE_JOBS ?= 2
 mutate: setup
 	rm -rf mutants
