@@ -7,7 +7,8 @@ edit is applied to this checkout's ``senses/rules.py`` or ``senses/listed.py`` i
 mutated rule is run beside the original on every occurrence of every rule keyword in every tree
 of ``logicparse/annotations/`` (each distinct sentence once; the blind test set left out, so
 that none of its sentences is shown). Printed per mutant: the number of occurrences compared,
-how many decisions change, how many of those are labelled occurrences, and the first few changes. Used to read the survivors listed in docs/testing.md.
+how many decisions change, how many of those are labelled occurrences, and the first few
+changes. Used to read the survivors listed in docs/testing.md.
 """
 
 from __future__ import annotations

@@ -372,9 +372,9 @@ def _in(s: Site):
     obj = s.object_words(6, names=True)  # empty before "which" (its tag ends it) and at the end
     if any(w in _TIME_WORDS or _YEAR.match(w) for w in obj):
         return "temporal"  # "in 1998", "in the Ming and Qing Dynasties"
-    of = s.end + len(obj)  # the unit past "of" (and a number): "in tens of seconds"
-    if obj and obj[-1] in _SPANS and s.word(of) == "of" and s.word(of + 1 + (s.tag(of + 1) == "CD")) \
-            in _TIME_WORDS:
+    of = s.end + len(obj)
+    unit = of + 2 if s.tag(of + 1) == "CD" else of + 1  # past a number: "a matter of ten seconds"
+    if obj and obj[-1] in _SPANS and s.word(of) == "of" and s.word(unit) in _TIME_WORDS:
         return "temporal"  # "in tens of seconds", "in a matter of minutes": a time span
     return None
 
