@@ -210,6 +210,9 @@ def rule(tree: str, keyword: str):
      'as well', None),
     ('(S (NP (PRP They)) (VP (VBP are) (ADVP (RB as) (RB well)) (ADJP (JJ able) (PP (IN as) (NP (PRP we))))) (. .))',
      'as well', None),
+    # guard: an adjective opening the next noun phrase ("as well [as]" with its `as` dropped)
+    ('(S (NP (NP (NNS Items)) (ADVP (RB as) (RB well)) (NP (JJ real) (NN respect))) (VP (VBP count)) (. .))',
+     'as well', UNDECIDED),
     # might as well: We might as well admit it .
     ('(S (NP (PRP We)) (VP (MD might) (ADVP (RB as) (RB well)) (VP (VB admit) (NP (PRP it)))) (. .))',
      'as well', None),

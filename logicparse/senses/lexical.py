@@ -135,8 +135,9 @@ def _thanks_to(s: Site):
 
 
 def _as_well(s: Site):
-    if s.prev in ("might", "may") or s.tag(s.end) in ("VBN", "JJ"):
-        return None  # "we might as well", "as well enforced as any law": no adding
+    if s.prev in ("might", "may") or s.tag(s.end) == "VBN" or (
+            s.tag(s.end) == "JJ" and s.word(s.end + 1) == "as"):
+        return None  # "we might as well", "as well enforced as any law", "as well able as": no adding
     return UNDECIDED
 
 
