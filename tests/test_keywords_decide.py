@@ -43,11 +43,11 @@ def q(keyword, tree=None, text=None):
 IN_1998 = "(S (NP (PRP We)) (VP (VBD met) (PP (IN in) (NP (CD 1998)))))"
 IF_THEN = ("(S (SBAR (IN If) (S (NP (PRP you)) (VP (VBP go)))) (, ,) (ADVP (RB then)) (NP (PRP I)) "
            "(VP (VBP go)))")
-AND_THEN = "(S (NP (PRP We)) (VP (VBD ate) (CC and) (ADVP (RB then)) (VP (VBD left))))"  # no rule
+THEN_AFTER_COMMA = "(S (NP (PRP We)) (VP (VBD left)) (, ,) (ADVP (RB then)) (NP (PRP they)) (VP (VBD came)))"  # no rule
 BECAUSE = "(S (NP (PRP We)) (VP (VBD left) (SBAR (IN because) (S (NP (PRP it)) (VP (VBD rained))))))"
 # 'while' heading a clause with its own subject: the rule says connective, the classifier decides
 WHILE = "(S (NP (PRP He)) (VP (VBD read) (SBAR (IN while) (S (NP (PRP she)) (VP (VBD slept))))))"
-QUERIES = [q("in", IN_1998), q("then", IF_THEN), q("then", AND_THEN), q("in", text="in Paris"),
+QUERIES = [q("in", IN_1998), q("then", IF_THEN), q("then", THEN_AFTER_COMMA), q("in", text="in Paris"),
            q("because", BECAUSE), q("while", WHILE)]
 
 

@@ -25,6 +25,20 @@ def rule(tree: str, keyword: str):
     # presence: I stand before you: I stand before you tonight to report on the state of our Union .
     ('(S (NP (PRP I)) (VP (VBP stand) (PP (IN before) (NP (PRP you))) (NP (NN tonight)) (S (VP (TO to) (VP (VB report) (PP (IN on) (NP (NP (DT the) (NN state)) (PP (IN of) (NP (PRP$ our) (NNP Union))))))))) (. .))',
      'before', None),
+    # what the parser reads as a clause after "before you": the verb's object and what follows it
+    ('(S (NP (NN Duty)) (VP (VBZ calls) (NP (PRP me)) (SBAR (IN before) (S (NP (PRP you)) (VP (TO to) (VP (VB take) (NP (DT the) (NN oath))))))) (. .))',
+     'before', None),
+    ('(S (NP (NP (DT The) (NN policy)) (SBAR (S (NP (PRP I)) (VP (VBP lay) (SBAR (IN before) (S (NP (PRP you)) (VP (VBZ has) (VP (TO to) (VP (VB do)))))))))) (. .))',
+     'before', None),
+    # guards: a clause after "before you" with no presenting verb; "before it" + a finite verb
+    ('(S (NP (PRP He)) (VP (VBD told) (NP (PRP me)) (SBAR (IN before) (S (NP (PRP you)) (VP (VBD came))))) (. .))',
+     'before', UNDECIDED),
+    ('(S (NP (PRP We)) (VP (VBD left) (SBAR (IN before) (S (NP (PRP it)) (VP (VBD rained))))) (. .))',
+     'before', UNDECIDED),
+    # before man, trembling before: presence
+    ('(S (NP (PRP All)) (VP (VBP are) (ADJP (JJ equal)) (PP (IN before) (NP (NN man)))) (. .))', 'before', None),
+    ('(S (NP (NNS Nations)) (VP (VBP live) (PP (IN in) (S (VP (VBG trembling) (PP (IN before) (NP (DT the) (NN menace))))))) (. .))',
+     'before', None),
     # the tasks before us (a verb after an object pronoun is no clause): The tasks before us are great .
     ('(S (NP (NP (DT The) (NNS tasks)) (PP (IN before) (NP (PRP us)))) (VP (VBP are) (ADJP (JJ great))) (. .))',
      'before', None),
@@ -127,6 +141,22 @@ def rule(tree: str, keyword: str):
     # guard: and thus forestall: We must be strong , and thus forestall any attack .
     ('(S (NP (PRP We)) (VP (VP (MD must) (VP (VB be) (ADJP (JJ strong)))) (, ,) (CC and) (S (ADVP (RB thus)) (VP (VB forestall) (NP (DT any) (NN attack))))) (. .))',
      'thus', UNDECIDED),
+    # thus between an auxiliary and its participle, past an adverb, or after a gerund: in this way
+    ('(S (NP (PRP They)) (VP (VBD were) (ADVP (RB thus)) (VP (VBN separated))) (. .))', 'thus', None),
+    ("(S (NP (PRP They)) (VP (VBP 've) (ADVP (RB thus)) (VP (VBN decided))) (. .))", 'thus', None),
+    ('(S (NP (PRP It)) (VP (VBZ has) (ADVP (RB thus)) (VP (VBN been) (VP (VBN met)))) (. .))', 'thus', None),
+    ('(S (NP (NP (DT A) (NN task)) (ADVP (RB thus) (RB generally)) (VP (VBN delineated))) (VP (VBZ is) (ADJP (JJ hard))) (. .))',
+     'thus', None),
+    ('(S (S (VP (VBG Entering) (ADVP (RB thus) (RB solemnly)) (PP (IN into) (NP (NN covenant))))) (, ,) (NP (PRP we)) (VP (VBP pray)) (. .))',
+     'thus', None),
+    # guards: a conclusion drawn, a result, an aspect, no participle after the adverb
+    ('(S (NP (NNS Scientists)) (VP (VBP have) (ADVP (RB thus)) (VP (VBN shown) (SBAR (IN that) (S (NP (PRP it)) (VP (VBZ works)))))) (. .))',
+     'thus', UNDECIDED),
+    ('(S (NP (DT The) (NN category)) (VP (VBZ is) (ADVP (RB thus)) (VP (VBG losing) (NP (PRP$ its) (NN character)))) (. .))',
+     'thus', UNDECIDED),
+    ('(S (NP (PRP It)) (VP (VBZ is) (ADVP (RB thus)) (ADJP (RB very) (JJ clear))) (. .))', 'thus', UNDECIDED),
+    ('(S (NP (PRP We)) (VP (VBD saw) (NP (PRP it)) (ADVP (RB thus)) (ADVP (RB too)) (VP (VBN done))) (. .))',
+     'thus', UNDECIDED),
     # act thus .: If you ask how we should act , we should act thus .
     ('(S (SBAR (IN If) (S (NP (PRP you)) (VP (VBP ask) (SBAR (WHADVP (WRB how)) (S (NP (PRP we)) (VP (MD should) (VP (VB act)))))))) (, ,) (NP (PRP we)) (VP (MD should) (VP (VB act) (ADVP (RB thus)))) (. .))',
      'thus', None),
@@ -175,6 +205,14 @@ def rule(tree: str, keyword: str):
     # guard: a subordinator before it: We know that thanks to you , crime fell .
     ('(S (NP (PRP We)) (VP (VBP know) (SBAR (IN that) (S (NP (NP (NNS thanks)) (PP (IN to) (NP (PRP you)))) (, ,) (NP (NN crime)) (VP (VBD fell))))) (. .))',
      'thanks to', UNDECIDED),
+    # as well + a participle or adjective: the equative "as well … as", no adding
+    ('(S (NP (DT The) (NNS laws)) (VP (VBP are) (ADVP (RB as) (RB well)) (VP (VBN enforced) (PP (IN as) (NP (DT any) (NN law))))) (. .))',
+     'as well', None),
+    ('(S (NP (PRP They)) (VP (VBP are) (ADVP (RB as) (RB well)) (ADJP (JJ able) (PP (IN as) (NP (PRP we))))) (. .))',
+     'as well', None),
+    # guard: an adjective opening the next noun phrase ("as well [as]" with its `as` dropped)
+    ('(S (NP (NP (NNS Items)) (ADVP (RB as) (RB well)) (NP (JJ real) (NN respect))) (VP (VBP count)) (. .))',
+     'as well', UNDECIDED),
     # might as well: We might as well admit it .
     ('(S (NP (PRP We)) (VP (MD might) (ADVP (RB as) (RB well)) (VP (VB admit) (NP (PRP it)))) (. .))',
      'as well', None),
@@ -198,6 +236,9 @@ def rule(tree: str, keyword: str):
      'however', None),
     # However much we try: However much we try , it will take time .
     ('(S (ADVP (RB However) (RB much)) (S (NP (PRP we)) (VP (VBP try))) (, ,) (NP (PRP it)) (VP (MD will) (VP (VB take) (NP (NN time)))) (. .))',
+     'however', None),
+    # however well intended: no matter how well
+    ('(S (NP (DT The) (NN idea)) (, ,) (ADJP (RB however) (RB well) (VBN intended)) (, ,) (VP (VBZ fails)) (. .))',
      'however', None),
     # guard: However ,: However , we know the danger .
     ('(S (ADVP (RB However)) (, ,) (NP (PRP we)) (VP (VBP know) (NP (DT the) (NN danger))) (. .))',

@@ -55,7 +55,8 @@ def rule(tree: str, keyword: str, nth: int = 0):
      "then", None),
     ("(S (NP (DT the) (JJ then) (NN president)) (VP (VBD spoke)))", "then", None),
     ("(S (ADVP (RB then) (RB again)) (, ,) (ADVP (RB maybe)) (RB not))", "then", None),
-    ("(S (NP (PRP We)) (VP (VBD ate) (CC and) (ADVP (RB then)) (VP (VBD left))))", "then", UNDECIDED),
+    # "and then": next in a sequence
+    ("(S (NP (PRP We)) (VP (VBD ate) (CC and) (ADVP (RB then)) (VP (VBD left))))", "then", "temporal"),
     # since: heading a time expression or alone -> temporal; a clause -> the classifier, not none
     ("(S (NP (PRP It)) (VP (VBZ has) (VP (VBN rained) (PP (IN since) (NP (CD 1990))))))", "since", "temporal"),
     ("(S (NP (PRP I)) (VP (VBP have) (ADVP (RB since)) (VP (VBN learned) (NP (PRP it)))))", "since", "temporal"),
@@ -202,6 +203,10 @@ def decided(tree: str, keyword: str, nth: int, expected):
 LIKE = [
     # a verb, an adjective, a noun, a filler or a quotative: none, whatever follows
     ("(S (NP (NNS People)) (PP (IN of) (NP (JJ like) (NN mind))) (VP (VBP agree)))", None),
+    # "in like manner": likewise (not "in like fashion" nor "of like manner": an adjective)
+    ("(S (PP (IN In) (NP (JJ like) (NN manner))) (, ,) (NP (PRP we)) (VP (VBP act)))", "analogy"),
+    ("(S (PP (IN In) (NP (JJ like) (NN fashion))) (, ,) (NP (PRP we)) (VP (VBP act)))", None),
+    ("(S (PP (IN Of) (NP (JJ like) (NN manner))) (, ,) (NP (PRP we)) (VP (VBP act)))", None),
     ("(S (NP (DT The) (NN post)) (VP (VBD got) (NP (DT a) (NN like))) (. .))", None),
     ("(S (NP (PRP it)) (VP (VBD was) (INTJ (UH like)) (ADJP (JJ huge))))", None),
     ("(S (NP (PRP it)) (VP (VBD was) (INTJ like) (ADJP (JJ huge))))", None),

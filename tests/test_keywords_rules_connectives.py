@@ -55,7 +55,14 @@ THEN = [
     ("(S (NP (NP (PRP$ His) (JJ then) (NN wife)) (VP (VBD left))))", None),  # adjective
     ("(S (NP (DT The) (RB then) (NN president)) (VP (VBD spoke)))", None),  # mis-tagged adjective
     ("(S (NP (DT A) (RB then) (JJ unknown) (NN actor)) (VP (VBD won)))", None),
-    ("(S (NP (PRP We)) (VP (VBD ate)) (CC and) (S (ADVP (RB then)) (NP (NN dinner)) (VP (VBD came))))", UNDECIDED),
+    # "and then": next in a sequence (not "now and then" at the end); ", then ,": an inference
+    ("(S (NP (PRP We)) (VP (VBD ate)) (CC and) (S (ADVP (RB then)) (NP (NN dinner)) (VP (VBD came))))", "temporal"),
+    ("(S (NP (PRP We)) (VP (VBP meet) (ADVP (RB now) (CC and) (RB then))) (. .))", UNDECIDED),
+    ("(S (NP (PRP We)) (VP (VBP meet) (ADVP (RB now) (CC and) (RB then))))", UNDECIDED),
+    ("(SQ (WHADVP (WRB Why)) (, ,) (ADVP (RB then)) (, ,) (MD should) (NP (PRP we)) (VP (VB wait)) (. ?))", "causal"),
+    ("(S (ADVP (RB Then)) (, ,) (NP (PRP we)) (VP (VBD left)) (. .))", UNDECIDED),
+    ("(S (NP (PRP We)) (VP (VBD left)) (, ,) (ADVP (RB then)) (NP (PRP they)) (VP (VBD came)) (. .))", UNDECIDED),
+    ("(S (NP (PRP We)) (VP (VBD saw) (, ,) (ADVP (RB then)) (VP (VBD left))) (. .))", UNDECIDED),
 ]
 
 
@@ -73,6 +80,15 @@ SINCE = [
      "temporal"),
     ("(S (NP (PRP We)) (VP (VBP have) (RB n't) (VP (VBN met) (SBAR (IN since)))))", "temporal"),
     ("(PP (IN Since) (NP (CD 1990)))", "temporal"),  # a heading: the PP is the whole tree
+    # opening the sentence with no verb before its comma: a time, however parsed (a verb or a
+    # modal before it, or `since` inside the sentence: the clause's relation)
+    ("(S (SBAR (IN Since) (S (NP (PRP$ its) (NN outset)))) (, ,) (NP (PRP it)) (VP (VBZ has) (VP (VBN grown))) (. .))",
+     "temporal"),
+    ("(S (SBAR (IN Since) (S (NP (PRP we)) (VP (VBP care)))) (, ,) (NP (PRP we)) (VP (VBP act)) (. .))", CONNECTIVE),
+    ("(S (SBAR (IN Since) (S (NP (PRP we)) (VP (MD can) (VP (VB act))))) (, ,) (NP (PRP we)) (VP (VBP do)) (. .))",
+     "causal"),
+    ("(S (NP (PRP We)) (VP (VBP act) (SBAR (IN since) (S (NP (PRP it)) (VP (VBZ matters))))) (, ,) (NP (PRP it)) (VP (VBZ is) (ADJP (JJ good))) (. .))",
+     CONNECTIVE),
     # since + a gerund with no finite verb: from that event on; a gerund subject of a finite verb: not
     ("(S (SBAR (IN since) (S (VP (VBG using) (NP (NNS shoes))))) (, ,) (NP (PRP$ my) (NN time)) "
      "(VP (VBZ has) (VP (VBN improved))) (. .))", "temporal"),
@@ -190,7 +206,10 @@ OTHERS = [
     # while: a noun ("a good while", and mis-tagged after "a", "the", "worth"): none
     ("(S (NP (PRP It)) (VP (VBD took) (NP (DT a) (JJ good) (NN while))))", "while", None),
     ("(S (NP (PRP We)) (VP (VBD waited) (PP (IN for) (NP (DT a) (IN while)))))", "while", None),
-    ("(S (NP (PRP He)) (VP (VBD smiled) (NP (DT all) (DT the) (IN while))))", "while", None),
+    ("(S (NP (PRP He)) (VP (VBD smiled) (NP (DT the) (IN while))))", "while", None),
+    # "all the while": the whole time
+    ("(S (NP (PRP He)) (VP (VBD smiled) (NP (DT all) (DT the) (IN while))))", "while", "temporal"),
+    ("(S (NP (PRP He)) (VP (VBD saw) (NP (DT all) (NP (DT the) (NN while)))))", "while", "temporal"),
     ("(S (NP (PRP It)) (VP (VBZ is) (ADJP (JJ worth) (IN while))))", "while", None),
     # while at / in / on: temporal; a clause: a connective
     ("(S (NP (PRP We)) (VP (VBD met) (SBAR (IN while) (PP (IN at) (NP (NN school))))))", "while", "temporal"),

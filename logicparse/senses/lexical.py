@@ -9,8 +9,11 @@ killers``, ``named after``), between a repeated noun (``issue after issue``) or 
 noun of gratitude (``give thanks to God``, ``our thanks to you``) names no cause; ``might as
 well`` adds nothing; ``twice as long as`` is an equative, no condition; ``is contrary to our
 ideals`` is a predicate, no contrast between two arguments; ``however distant`` is "no matter
-how". Each rule returns ``None`` or :data:`~logicparse.senses.site.UNDECIDED` (the lexicon's
-relation), like ``rules.py``; the cases and their labels are in docs/labelling.md.
+how". The phrases without a classifier are here too: ``just as high as``, ``at the same time``
+(together, or "also" opening a sentence), ``as well as we thought``, ``thereby in me vested``,
+``so that 's it``, ``no matter``. Each rule returns ``None``, :data:`~logicparse.senses.site.UNDECIDED`
+(the lexicon's relation) or a relation, like ``rules.py``; the cases and their labels are in
+docs/labelling.md.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ from typing import Callable
 
 from .site import _PUNCT_TAGS, _TIME_WORDS, _YEAR, UNDECIDED, Site
 from .wordlists import (
-    _AFTER_VERBS, _BE, _BEFORE_US_EARLIER, _DEGREE, _PRESENCE_NOUNS, _PRESENT_VERBS, _TIME_NOUNS)
+    _AFTER_VERBS, _BE, _BEFORE_US_EARLIER, _CONCLUDE, _DEGREE, _PRESENCE_NOUNS, _PRESENT_VERBS,
+    _TIME_NOUNS)
 
 _OBJECT_CASE = frozenset("us me them him her".split())
+_HAVE = frozenset("have has had 've".split())
 _FINITE = frozenset({"VBD", "VBZ", "VBP", "MD"})
 _OBJECT_STOPS = _FINITE | {"IN", "TO", "WDT", "WP", "WRB", "CC", "-LRB-"}
 # Words skipped looking left for the verb a `before` or `after` belongs to.
@@ -64,6 +69,10 @@ def _before(s: Site):
     # a clause, or one the parser left flat: "before they get the gun", "before it happens",
     # "before the Congress adjourns"; no object: "than ever before"
     subject = words[:1] in (["you"], ["it"])
+    if subject and (_verb_before(s) in _PRESENT_VERBS or s.word(s.end + 1) == "to"):
+        # "the policy I lay before you has to do with", "calls me before you to take the oath":
+        # what the parser reads as a clause is the verb's own object and what follows it
+        return None
     if s.clause() >= 0 or not obj or s.tag(s.end + (1 if subject else len(obj))) in _FINITE:
         return UNDECIDED
     if subject:  # "I stand before you tonight", "the agenda I have set before you tonight is …"
@@ -96,8 +105,13 @@ def _after(s: Site):
 def _thus(s: Site):
     if s.next == "far":
         return None  # "thus far": so far
-    if s.tag(s.start - 1).startswith("NN") and s.tag(s.end) == "VBN":
+    verb = s.end + 1 if s.tag(s.end) == "RB" else s.end  # past an adverb: "thus generally delineated"
+    if s.tag(s.start - 1).startswith("NN") and s.tag(verb) == "VBN":
         return None  # "the committee thus created has done much": created in this way
+    if s.prev in _BE | _HAVE and s.tag(verb) == "VBN" and s.word(verb) not in _CONCLUDE:
+        return None  # "they were thus separated", "has thus been met" (not "have thus shown that")
+    if s.tag(s.start - 1) == "VBG":
+        return None  # "Entering thus solemnly into covenant": in this way
     if s.start > 0 and s.tag(s.start - 1).startswith("VB") and (not s.next or s.tag(s.end) in _PUNCT_TAGS):
         return None  # "we must act thus .": in this way
     return UNDECIDED
@@ -121,7 +135,10 @@ def _thanks_to(s: Site):
 
 
 def _as_well(s: Site):
-    return None if s.prev in ("might", "may") else UNDECIDED  # "we might as well": no adding
+    if s.prev in ("might", "may") or s.tag(s.end) == "VBN" or (
+            s.tag(s.end) == "JJ" and s.word(s.end + 1) == "as"):
+        return None  # "we might as well", "as well enforced as any law", "as well able as": no adding
+    return UNDECIDED
 
 
 def _as_long_as(s: Site):
@@ -142,7 +159,51 @@ def _however(s: Site):
     return UNDECIDED  # (not the adverb inside a clause: "it is however clear that …")
 
 
+def _that_pronoun(s: Site):
+    # "So that 's it", "Now that alarms me": `that` is the subject, not a subordinator.
+    if s.tag(s.end).startswith(("VB", "MD")) or s.next == "'s":  # also when 's is tagged POS
+        return None
+    return UNDECIDED
+
+
+def _no(s: Site):
+    return None if s.next == "matter" else UNDECIDED  # "no matter": regardless
+
+
+def _just_as(s: Site):
+    if s.tag(s.end) in ("JJ", "RB", "DT", "NN", "NNS", "PRP$", "CD"):
+        return None  # "just as high as", "not just as employees"
+    return UNDECIDED
+
+
+def _just_like(s: Site):
+    if s.tag(s.end - 1) in ("UH", "RB", "INTJ") or s.tag(s.end).startswith(("VB", "RB", "JJ", "UH")) \
+            or s.next in ("you", "i", ","):
+        return None  # "just like post a vlog", "just like so awesome": filler
+    return UNDECIDED
+
+
+def _same_time(s: Site):
+    if (s.start == 0 or s.prev in ("but", "yet", "and")) and s.next == ",":
+        return UNDECIDED  # "At the same time , …" opening a sentence: "also" (the lexicon)
+    return "temporal"  # "do two tasks at the same time", "and at the same time offers": together
+
+
+def _as_well_as(s: Site):
+    if s.tag(s.end) in ("PRP", "EX") and any(s.tag(i).startswith(("VB", "MD"))
+                                             for i in range(s.end + 1, s.end + 3)):
+        return None  # "play as well as we thought we would": an equative, not "and also"
+    return UNDECIDED
+
+
+def _thereby(s: Site):
+    return None if s.tag(s.end) in ("IN", "TO") else UNDECIDED  # "thereby in me vested": by it
+
+
 RULES: dict[str, Callable[[Site], object]] = {
     "before": _before, "after": _after, "thus": _thus, "hence": _hence, "thanks to": _thanks_to,
     "as well": _as_well, "as long as": _as_long_as, "contrary to": _contrary_to, "however": _however,
+    "so that": _that_pronoun, "now that": _that_pronoun, "no": _no, "just as": _just_as,
+    "just like": _just_like, "at the same time": _same_time, "as well as": _as_well_as,
+    "thereby": _thereby,
 }

@@ -25,6 +25,8 @@ from .wordlists import (
 
 
 def _like(s: Site):
+    if s.prev == "in" and s.next == "manner":
+        return "analogy"  # "in like manner": likewise
     tag = s.tag(s.start)
     if tag.startswith(("VB", "JJ", "NN")) or tag in ("UH", "RP", "RB", "INTJ"):
         return None  # verb, adjective (native-like), filler, quotative
@@ -199,6 +201,10 @@ def _then(s: Site):
         return None  # "then again": on the other hand, no time (`then` is listed as temporal only)
     if "if" in s.words[:s.start]:
         return None  # "if ... then": the `if` carries the condition
+    if s.prev == "," and s.next == ",":
+        return "causal"  # "Why , then , should we …", "Relying , then , on …": an inference
+    if s.prev == "and" and s.next and s.tag(s.end) not in _PUNCT_TAGS:
+        return "temporal"  # "and then there came a day": next in a sequence (not "now and then .")
     return UNDECIDED
 
 
@@ -207,6 +213,9 @@ def _since(s: Site):
         return "temporal"  # "has since learned", "since 1989", "ever since"
     if not s.next or s.tag(s.end) in _PUNCT_TAGS:
         return "temporal"  # "we have n't had a show since ."
+    if s.start == 0 and "," in s.words and not any(
+            s.tag(i).startswith(("VB", "MD")) for i in range(s.end, s.words.index(","))):
+        return "temporal"  # "Since its very outset , it has been …": a time, no clause
     node = s.clause()
     if node < 0 and s.tag(s.end) == "VBG" and not any(
             s.tag(i) in ("VBD", "VBZ", "VBP", "MD") for i in range(s.end, s.phrase_end())):
@@ -302,6 +311,8 @@ def _comment_clause(s: Site, clause: int) -> bool:
 
 
 def _while(s: Site):
+    if s.prev == "the" and s.word(s.start - 2) == "all":
+        return "temporal"  # "all the while": the whole time
     if s.key_tag.startswith("NN") or s.prev in ("a", "the", "worth"):
         return None  # "for a while"
     node = s.clause()
@@ -325,47 +336,6 @@ def _yet(s: Site):
     return UNDECIDED
 
 
-def _that_pronoun(s: Site):
-    # "So that 's it", "Now that alarms me": `that` is the subject, not a subordinator.
-    if s.tag(s.end).startswith(("VB", "MD")) or s.next == "'s":  # also when 's is tagged POS
-        return None
-    return UNDECIDED
-
-
-def _no(s: Site):
-    return None if s.next == "matter" else UNDECIDED  # "no matter": regardless
-
-
-def _just_as(s: Site):
-    if s.tag(s.end) in ("JJ", "RB", "DT", "NN", "NNS", "PRP$", "CD"):
-        return None  # "just as high as", "not just as employees"
-    return UNDECIDED
-
-
-def _just_like(s: Site):
-    if s.tag(s.end - 1) in ("UH", "RB", "INTJ") or s.tag(s.end).startswith(("VB", "RB", "JJ", "UH")) \
-            or s.next in ("you", "i", ","):
-        return None  # "just like post a vlog", "just like so awesome": filler
-    return UNDECIDED
-
-
-def _same_time(s: Site):
-    if (s.start == 0 or s.prev in ("but", "yet", "and")) and s.next == ",":
-        return UNDECIDED  # "At the same time , …" opening a sentence: "also" (the lexicon)
-    return "temporal"  # "do two tasks at the same time", "and at the same time offers": together
-
-
-def _as_well_as(s: Site):
-    if s.tag(s.end) in ("PRP", "EX") and any(s.tag(i).startswith(("VB", "MD"))
-                                             for i in range(s.end + 1, s.end + 3)):
-        return None  # "play as well as we thought we would": an equative, not "and also"
-    return UNDECIDED
-
-
-def _thereby(s: Site):
-    return None if s.tag(s.end) in ("IN", "TO") else UNDECIDED  # "thereby in me vested": by it
-
-
 def _in(s: Site):
     if s.tag(s.start) in ("RP", "RB"):
         return None  # particle ("coming in")
@@ -381,10 +351,7 @@ def _in(s: Site):
 
 RULES: dict[str, Callable[[Site], object]] = {
     "like": _like, "when": _when, "if": _if, "then": _then, "since": _since, "as": _as,
-    "while": _while, "yet": _yet, "so that": _that_pronoun, "now that": _that_pronoun,
-    "no": _no, "just as": _just_as, "just like": _just_like, "in": _in,
-    "but": clauses.but, "at the same time": _same_time, "as well as": _as_well_as,
-    "thereby": _thereby, **listed.RULES, **lexical.RULES,
+    "while": _while, "yet": _yet, "in": _in, "but": clauses.but, **listed.RULES, **lexical.RULES,
 }
 
 

@@ -55,12 +55,13 @@ smells smell smelled tastes taste tasted""".split())
 _PRESENCE_NOUNS = frozenset("""congress senate house committee committees subcommittee session
 sessions court courts tribunal bar altar throne god lord heaven world mankind nation nations law
 conference assembly body chamber jury judge bench people public audience parliament legislature
-council eyes""".split())
+council eyes man""".split())
 # Verbs that put something before someone: "laid before you", "stand before you", "pales before".
 _PRESENT_VERBS = frozenset("""lay laid lays laying place placed places placing put puts putting
 set sets setting bring brings brought bringing stand stands stood standing appear appears
 appeared appearing testify testifies testified testifying pending kneel kneels knelt bow bows
-bowed pale pales paled lie lies lying present presents presented submit submits submitted""".split())
+bowed pale pales paled lie lies lying present presents presented submit submits submitted
+tremble trembles trembled trembling cower cowers cowered cowering""".split())
 # Before "before us" these make it "earlier than us": "generations before us", "those who came".
 _BEFORE_US_EARLIER = frozenset("""came come gone went lived served died walked those others
 generations generation americans men women predecessors ones leaders presidents fathers
@@ -74,6 +75,8 @@ _OWED = frozenset("""respect gratitude honor honour homage thanks credit deferen
 obedience reverence tribute loyalty praise""".split())
 # Degree words after `however` that make it "no matter how" ("however much", "however hard").
 _DEGREE = frozenset("""much many long hard far often few little great small large strongly
-deeply carefully badly""".split())
+deeply carefully badly well""".split())
+# Participles after "have thus" that draw a conclusion ("have thus shown that"), not a manner.
+_CONCLUDE = frozenset("shown showed proved proven demonstrated concluded found established".split())
 # Quantities of a time unit after `in`: "in tens of seconds", "in a matter of minutes".
 _SPANS = frozenset("tens hundreds thousands millions dozens couple matter space span".split())
