@@ -9,11 +9,8 @@ killers``, ``named after``), between a repeated noun (``issue after issue``) or 
 noun of gratitude (``give thanks to God``, ``our thanks to you``) names no cause; ``might as
 well`` adds nothing; ``twice as long as`` is an equative, no condition; ``is contrary to our
 ideals`` is a predicate, no contrast between two arguments; ``however distant`` is "no matter
-how". The phrases without a classifier are here too: ``just as high as``, ``at the same time``
-(together, or "also" opening a sentence), ``as well as we thought``, ``thereby in me vested``,
-``so that 's it``, ``no matter``. Each rule returns ``None``, :data:`~logicparse.senses.site.UNDECIDED`
-(the lexicon's relation) or a relation, like ``rules.py``; the cases and their labels are in
-docs/labelling.md.
+how". Each rule returns ``None`` or :data:`~logicparse.senses.site.UNDECIDED` (the lexicon's
+relation), like ``rules.py``; the cases and their labels are in docs/labelling.md.
 """
 
 from __future__ import annotations
@@ -159,51 +156,7 @@ def _however(s: Site):
     return UNDECIDED  # (not the adverb inside a clause: "it is however clear that …")
 
 
-def _that_pronoun(s: Site):
-    # "So that 's it", "Now that alarms me": `that` is the subject, not a subordinator.
-    if s.tag(s.end).startswith(("VB", "MD")) or s.next == "'s":  # also when 's is tagged POS
-        return None
-    return UNDECIDED
-
-
-def _no(s: Site):
-    return None if s.next == "matter" else UNDECIDED  # "no matter": regardless
-
-
-def _just_as(s: Site):
-    if s.tag(s.end) in ("JJ", "RB", "DT", "NN", "NNS", "PRP$", "CD"):
-        return None  # "just as high as", "not just as employees"
-    return UNDECIDED
-
-
-def _just_like(s: Site):
-    if s.tag(s.end - 1) in ("UH", "RB", "INTJ") or s.tag(s.end).startswith(("VB", "RB", "JJ", "UH")) \
-            or s.next in ("you", "i", ","):
-        return None  # "just like post a vlog", "just like so awesome": filler
-    return UNDECIDED
-
-
-def _same_time(s: Site):
-    if (s.start == 0 or s.prev in ("but", "yet", "and")) and s.next == ",":
-        return UNDECIDED  # "At the same time , …" opening a sentence: "also" (the lexicon)
-    return "temporal"  # "do two tasks at the same time", "and at the same time offers": together
-
-
-def _as_well_as(s: Site):
-    if s.tag(s.end) in ("PRP", "EX") and any(s.tag(i).startswith(("VB", "MD"))
-                                             for i in range(s.end + 1, s.end + 3)):
-        return None  # "play as well as we thought we would": an equative, not "and also"
-    return UNDECIDED
-
-
-def _thereby(s: Site):
-    return None if s.tag(s.end) in ("IN", "TO") else UNDECIDED  # "thereby in me vested": by it
-
-
 RULES: dict[str, Callable[[Site], object]] = {
     "before": _before, "after": _after, "thus": _thus, "hence": _hence, "thanks to": _thanks_to,
     "as well": _as_well, "as long as": _as_long_as, "contrary to": _contrary_to, "however": _however,
-    "so that": _that_pronoun, "now that": _that_pronoun, "no": _no, "just as": _just_as,
-    "just like": _just_like, "at the same time": _same_time, "as well as": _as_well_as,
-    "thereby": _thereby,
 }

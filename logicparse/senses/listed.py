@@ -7,8 +7,12 @@ circumstances) and gives a negative condition only heading a clause (``Hurry , o
 will be late``); ``such as`` before a verb is the relative of ``such … as`` (``such as may be
 needed``), no example; ``due to`` before a verb is "expected to" (``due to expire``) and after a
 noun of what is owed "owed to" (``the respect due to the office``), no cause;
-``WHEREAS ,`` opens a preamble's clause ("given that"), no contrast. Each rule returns ``None``
-or :data:`~logicparse.senses.site.UNDECIDED` (the lexicon's relation), like ``rules.py``.
+``WHEREAS ,`` opens a preamble's clause ("given that"), no contrast. The phrases: ``just as high
+as`` is an equative, ``just like`` before a verb a filler, ``as well as we thought`` an equative,
+``thereby in me vested`` "by it", ``so that 's it`` a pronoun, ``no matter`` "regardless", and
+``at the same time`` is "together" (temporal) unless it opens a sentence ("also"). Each rule
+returns ``None``, :data:`~logicparse.senses.site.UNDECIDED` (the lexicon's relation) or, for
+``at the same time``, a relation, like ``rules.py``.
 """
 
 from __future__ import annotations
@@ -54,7 +58,50 @@ def _whereas(s: Site):
     return None if s.next == "," else UNDECIDED  # "WHEREAS , it is necessary": given that
 
 
+def _that_pronoun(s: Site):
+    # "So that 's it", "Now that alarms me": `that` is the subject, not a subordinator.
+    if s.tag(s.end).startswith(("VB", "MD")) or s.next == "'s":  # also when 's is tagged POS
+        return None
+    return UNDECIDED
+
+
+def _no(s: Site):
+    return None if s.next == "matter" else UNDECIDED  # "no matter": regardless
+
+
+def _just_as(s: Site):
+    if s.tag(s.end) in ("JJ", "RB", "DT", "NN", "NNS", "PRP$", "CD"):
+        return None  # "just as high as", "not just as employees"
+    return UNDECIDED
+
+
+def _just_like(s: Site):
+    if s.tag(s.end - 1) in ("UH", "RB", "INTJ") or s.tag(s.end).startswith(("VB", "RB", "JJ", "UH")) \
+            or s.next in ("you", "i", ","):
+        return None  # "just like post a vlog", "just like so awesome": filler
+    return UNDECIDED
+
+
+def _same_time(s: Site):
+    if (s.start == 0 or s.prev in ("but", "yet", "and")) and s.next == ",":
+        return UNDECIDED  # "At the same time , …" opening a sentence: "also" (the lexicon)
+    return "temporal"  # "do two tasks at the same time", "and at the same time offers": together
+
+
+def _as_well_as(s: Site):
+    if s.tag(s.end) in ("PRP", "EX") and any(s.tag(i).startswith(("VB", "MD"))
+                                             for i in range(s.end + 1, s.end + 3)):
+        return None  # "play as well as we thought we would": an equative, not "and also"
+    return UNDECIDED
+
+
+def _thereby(s: Site):
+    return None if s.tag(s.end) in ("IN", "TO") else UNDECIDED  # "thereby in me vested": by it
+
+
 RULES: dict[str, Callable[[Site], object]] = {
     "not": _not, "otherwise": _otherwise, "such as": _such_as, "due to": _due_to,
-    "whereas": _whereas,
+    "whereas": _whereas, "so that": _that_pronoun, "now that": _that_pronoun, "no": _no,
+    "just as": _just_as, "just like": _just_like, "at the same time": _same_time,
+    "as well as": _as_well_as, "thereby": _thereby,
 }
