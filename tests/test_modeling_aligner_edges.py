@@ -96,6 +96,15 @@ def test_a_subword_with_whitespace_at_both_ends_takes_the_word_inside():
     assert subword_words(d, np.array([[1, 4], [3, 5], [0, 4]])).tolist() == [1, -1, 0]
 
 
+def test_a_subword_that_is_a_whole_word_takes_it_even_with_a_token_inside_it():
+    # Nested offsets (no annotator here makes them, nothing refuses them): "abcde" holds the
+    # token "bcd". The subword over all of "abcde" is that word's, though "bcd" covers more of
+    # its characters in the character index (a later token overwrites an earlier one there).
+    d = Document(text="abcde", tokens=["abcde", "bcd"], token_starts=[0, 1], token_ends=[5, 4],
+                 logic=[[1], [2]])
+    assert subword_words(d, np.array([[0, 5], [1, 4]])).tolist() == [0, 1]
+
+
 def test_label_matrix_is_integer_ids():
     m = label_matrix(AB, 2)
     assert m.dtype == np.int64 and m.tolist() == [[1, 0], [2, 0]]
@@ -131,6 +140,10 @@ def test_join_documents_defaults_and_what_it_refuses():
     ("token_ends", [2, 9], "E534", "[3, 9) that are past the end of its text of 5 characters"),
     ("token_ends", [9, 5], "E534", "token 0 ('ab') has character offsets [0, 9) that are past"),
     ("token_ends", [2, 2], "E534", "token 1 ('cd') has character offsets [3, 2) that are rev"),
+    # Past int64 and mixed with NumPy ints (which NumPy alone would read as inexact floats):
+    # still refused, each offset named exactly.
+    ("token_ends", [np.int64(2), 2**63 + 1], "E534", "offsets [3, 9223372036854775809) that are"),
+    ("token_starts", [np.int64(0), 2**63 + 1], "E534", "[9223372036854775809, 5) that are rev"),
 ])
 def test_wrong_types_and_offsets_are_refused_naming_the_place(field, value, code, says):
     d = Document(id="z", text="ab cd", tokens=["ab", "cd"], token_starts=[0, 3], token_ends=[2, 5],

@@ -220,6 +220,14 @@ def test_labels_for_feeds_each_source(tmp_path):
         transform(doc, "paper")
 
 
+def test_an_unknown_label_source_is_refused_naming_every_source():
+    assert L.check_source("all-e") == "all-e"
+    with pytest.raises(DataFormatError) as e:
+        L.check_source("all_e")
+    assert str(e.value) == ("[E506] Unknown label source 'all_e'. "
+                            "Options: none, paper, default, shuffled, all-e.")
+
+
 def test_load_labels_skips_unfinished_runs_and_checks_what_it_reads(tmp_path, caplog):
     a, b = "It rained", "It snowed"
     write_documents(tmp_path / "run-a", [doc_of(a, text_id(a))])

@@ -66,8 +66,9 @@ def _check_types(doc: Document, where: str) -> None:
 
 def _check_offsets(doc: Document, where: str) -> None:
     n = len(document_text(doc))
-    starts = np.asarray(doc.token_starts, dtype=np.int64)
-    ends = np.asarray(doc.token_ends, dtype=np.int64)
+    # Python ints, not int64: an offset past 2**63 is refused (E534), not an OverflowError.
+    starts = np.asarray(doc.token_starts, dtype=object)
+    ends = np.asarray(doc.token_ends, dtype=object)
     bad = np.nonzero((starts < 0) | (ends < starts) | (ends > n))[0]
     if bad.size:
         t = int(bad[0])
