@@ -40,12 +40,15 @@ test-loaded: setup
 
 # Mutation testing of the code that scores, decides and verifies (scope: [tool.mutmut] in
 # pyproject.toml; survivors and why they are harmless: docs/testing.md). Each mutant's tests run in
-# a freshly started interpreter (docs/testing.md says why): hours on 2 cores for the whole scope.
-# No OpenMP thread pool in the test processes: a pool's locks do not survive mutmut's fork.
+# a process forked from a server that has collected the tests and run none (docs/testing.md says
+# why): about 100 mutants a minute on 2 cores, over an hour for the whole scope.
+# No thread pool in the process mutmut forks from: OpenMP's and OpenBLAS's pools and pyarrow's
+# jemalloc background thread hold locks that do not survive a fork.
 MUTATE_JOBS ?= 2
 mutate: setup
 	rm -rf mutants
-	start=$$(date +%s); OMP_NUM_THREADS=1 $(VENV)/bin/mutmut run --max-children $(MUTATE_JOBS) >mutants.log 2>&1; \
+	start=$$(date +%s); OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 JE_ARROW_MALLOC_CONF=background_thread:false \
+	  $(VENV)/bin/mutmut run --max-children $(MUTATE_JOBS) >mutants.log 2>&1; \
 	status=$$?; tail -c 400 mutants.log | tr '\r' '\n' | tail -2; \
 	echo "mutmut run: exit $$status, $$(( $$(date +%s) - start )) s"; \
 	$(VENV)/bin/mutmut export-cicd-stats >/dev/null && cat mutants/mutmut-cicd-stats.json; echo; \
