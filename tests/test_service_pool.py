@@ -367,3 +367,24 @@ def test_the_pool_defaults_to_one_worker_thread_and_sixteen_waiting():
     # are the operator's choice (`logicparse serve --threads`).
     pool = WorkPool(lambda texts, ids: texts)
     assert (pool.threads, pool.capacity, pool.timeout, pool.batch_size) == (1, 17, 30.0, 16)
+
+
+def test_work_that_raises_fails_its_request_and_the_thread_serves_the_next():
+    def work(texts, ids):
+        if texts == ["bad"]:
+            raise ValueError("no parse")
+        return texts
+
+    async def scenario():
+        pool = WorkPool(work, threads=1, timeout=10)  # real seconds: only a broken pool waits
+        with pytest.raises(ValueError, match="no parse"):
+            await pool.run(["bad"], ["0"])
+        answer = await pool.run(["good"], ["1"])
+        pool.shutdown()
+        return answer, pool
+
+    answer, pool = asyncio.run(scenario())
+    assert answer == ["good"]
+    worker = pool._workers[0]
+    worker.join(10)  # shutdown wakes the idle thread, which ends
+    assert not worker.is_alive() and pool.pending == 0
