@@ -20,9 +20,9 @@ the rules in ``rules.py``; the conventions are those of docs/labelling.md.
 from __future__ import annotations
 
 from .site import _PUNCT_TAGS, CONNECTIVE, UNDECIDED, Site, base
+from .wordlists import _HAVE
 
 _BE = frozenset("be am is are was were been 's 're 'm".split())  # not "being": an event
-_HAVE = frozenset("have has had 've 'd".split())
 # Before `but` meaning "except": "all but a few", "anything but that", "nothing but work".
 _EXCEPT = frozenset("""all anything nothing everything everyone everybody none nobody anyone
 anybody""".split())

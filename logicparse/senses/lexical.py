@@ -19,11 +19,10 @@ from typing import Callable
 
 from .site import _PUNCT_TAGS, _TIME_WORDS, _YEAR, UNDECIDED, Site
 from .wordlists import (
-    _AFTER_VERBS, _BE, _BEFORE_US_EARLIER, _CONCLUDE, _DEGREE, _PRESENCE_NOUNS, _PRESENT_VERBS,
-    _TIME_NOUNS)
+    _AFTER_VERBS, _BE, _BEFORE_US_EARLIER, _CONCLUDE, _DEGREE, _HAVE, _PRESENCE_NOUNS,
+    _PRESENT_VERBS, _TIME_NOUNS)
 
 _OBJECT_CASE = frozenset("us me them him her".split())
-_HAVE = frozenset("have has had 've".split())
 _FINITE = frozenset({"VBD", "VBZ", "VBP", "MD"})
 _OBJECT_STOPS = _FINITE | {"IN", "TO", "WDT", "WP", "WRB", "CC", "-LRB-"}
 # Words skipped looking left for the verb a `before` or `after` belongs to.

@@ -19,6 +19,7 @@ morning mornings week weeks month months season seasons occasion occasions hour 
 minutes decade decades century centuries instance instances case cases stage stages date
 """.split())
 _BE = frozenset("be am is are was were been being 's 're 'm".split())
+_HAVE = frozenset("have has had 've 'd".split())
 _NEG = frozenset({"not", "n't", "never", "no"})
 _SAY_KNOW = frozenset("""know knows knew known said say says saying recall recalls recalled
 remember mentioned noted note suggested suggests imagine imagined see saw seen expected expect
