@@ -21,6 +21,9 @@ EDGES = [
     # examples, as with `or` ("chores , like taking out the trash or pulling weeds")
     ("(S (NP (PRP He)) (VP (VBZ does) (NP (NP (NNS chores)) (, ,) (PP (IN like) (S (VP (VP (VBG cooking)) "
      "(CC and) (VP (VBG cleaning))))))) (. .))", "like", 0, "example"),
+    # "what" the subject and the gerund `like`'s object: a likeness, not a stranded `like`
+    ("(SBARQ (WHNP (WP What) (RB else)) (SQ (VBZ is) (PP (IN like) (S (VP (VBG skiing))))) (. ?))", "like", 0,
+     "analogy"),
 ]
 
 
