@@ -77,13 +77,16 @@ def _like_verb(s: Site) -> bool:
 def _stranded(s: Site) -> bool:
     """``like`` whose object is a ``what`` before it: nothing that looks like a noun phrase
     follows (``what its future looks like in the world``)."""
-    if s.tag(s.end).startswith(("NN", "JJ", "DT", "PRP", "CD", "VBG")) and not (
-            s.next in _TIME_WORDS or s.next in ("ago", "now", "then")):
-        return False
-    before = s.words[max(0, s.start - 8):s.start]
+    before = s.words[max(0, s.start - 12):s.start]
     if "what" not in before:
         return False
-    w = s.start - len(before) + before.index("what")
+    w = s.start - 1 - before[::-1].index("what")  # the nearest
+    if s.tag(s.end).startswith(("NN", "JJ", "DT", "PRP", "CD", "VBG")) and not (
+            s.next in _TIME_WORDS or s.next in ("ago", "now", "then")) and not (
+            # a gerund after a subject's verb is extraposed: "what life is like living here"
+            # (not "what else is like skiing", where the gerund is `like`'s object)
+            s.tag(s.end) == "VBG" and any(s.tag(i).startswith(("NN", "PRP")) for i in range(w + 1, s.start))):
+        return False
     between = range(w + 1, s.start)  # one verb, just before `like`: "what its future looks like"
     # a subject between "what" and the verb ("what seemed like forever" has `like`'s object after
     # it); a modal is part of the one verb ("what it will be like")
