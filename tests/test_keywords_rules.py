@@ -82,6 +82,12 @@ def rule(tree: str, keyword: str, nth: int = 0):
      " (VP (VBZ works)))", "as", None),
     ("(S (NP (PRP They)) (VP (VBD acted) (SBAR (IN as) (S (NP (DT the) (NNS founders)) (VP (VBD intended)"
      " (NP (PRP it)))))))", "as", CONNECTIVE),
+    # an adjective or participle opening its clause before `as` and a gapped clause: a concession
+    # however parsed; after a verb or an adverb, the way things are
+    ("(S (ADJP (JJ Tired)) (SBAR (IN as) (S (NP (PRP we)) (VP (VBD were)))) (, ,) (NP (PRP we)) (VP (VBD went)))",
+     "as", None),
+    ("(S (NP (PRP We)) (VP (VBP are) (ADJP (JJ happy)) (SBAR (IN as) (S (NP (PRP we)) (VP (VBP are))))))",
+     "as", "analogy"),
     ("(S (NP (PRP It)) (VP (VBD fell) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD was) (PP (IN in) (NP (NNP Rome))))))))",
      "as", CONNECTIVE),
     # while: noun -> none; before a participle or a clause -> a connective (the classifier picks
@@ -352,6 +358,11 @@ WHEN = [
      "(, ,) (NP (PRP it)) (VP (VBD rained)))", 0, "temporal"),
     ("(S (NP (NN Yesterday)) (, ,) (SBAR (WHADVP (WRB when)) (S (NP (PRP I)) (VP (VBD came) (ADVP (RB in))))) "
      "(, ,) (NP (PRP it)) (VP (VBD rained)))", 0, "temporal"),
+    # after a comma, a relative on a war or a crisis too; without the comma, a time clause
+    ("(S (NP (PRP It)) (VP (VBD grew) (PP (IN amid) (NP (DT the) (NN war))) (, ,) (SBAR (WHADVP (WRB when)) "
+     "(S (NP (PRP we)) (VP (VBD struggled))))))", 0, None),
+    ("(S (NP (PRP It)) (VP (VBD grew) (PP (IN in) (NP (DT the) (NN war))) (SBAR (WHADVP (WRB when)) "
+     "(S (NP (PRP we)) (VP (VBD struggled))))))", 0, "temporal"),
     # an extraposed relative on a time noun: none
     ("(S (ADVP (RB now)) (NP (DT the) (NN time)) (VP (VBZ comes) (SBAR (WHADVP (WRB when)) (S (NP (PRP we)) "
      "(VP (MD shall) (VP (VB redeem) (NP (PRP$ our) (NN pledge))))))))", 0, None),

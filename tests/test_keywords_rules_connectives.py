@@ -94,6 +94,21 @@ SINCE = [
      "(VP (VBZ has) (VP (VBN improved))) (. .))", "temporal"),
     ("(S (SBAR (IN Since) (S (VP (VBG having) (NP (NNS children)) (VBZ is) (ADJP (JJ hard))))) (, ,) "
      "(NP (PRP we)) (VP (VBP wait)) (. .))", UNDECIDED),
+    # an event's clause beside a perfect (have/has/had + past participle): the time from which
+    # it holds, before or after it; a perfect inside the since clause, or have with an object
+    # around it, leaves it to the classifier; a stative clause stays a reason
+    ("(S (SBAR (IN Since) (S (NP (DT the) (NN war)) (VP (VBD ended)))) (, ,) (NP (NNS prices)) "
+     "(VP (VBP have) (VP (VBN risen))) (. .))", "temporal"),
+    ("(S (NP (PRP I)) (VP (VBP 've) (VP (VBN been) (VP (VBG working) (SBAR (IN since) (S (NP (PRP I)) "
+     "(VP (VBD was) (ADJP (JJ young)))))))))", "temporal"),
+    ("(S (SBAR (IN Since) (S (NP (PRP he)) (VP (VBD left)))) (, ,) (NP (PRP she)) (VP (VBD had) "
+     "(VP (VBN waited))) (. .))", "temporal"),
+    ("(S (SBAR (IN Since) (S (NP (PRP you)) (VP (VBP have) (VP (VBN asked))))) (, ,) (NP (PRP I)) "
+     "(VP (MD will) (VP (VB tell))) (. .))", CONNECTIVE),
+    ("(S (SBAR (IN Since) (S (NP (PRP he)) (VP (VBD left)))) (, ,) (NP (PRP she)) (VP (VBD had) "
+     "(NP (DT a) (NN car))) (. .))", CONNECTIVE),
+    ("(S (SBAR (IN Since) (S (NP (PRP it)) (VP (VBZ is) (ADJP (JJ late))))) (, ,) (NP (PRP we)) "
+     "(VP (VBP have) (VP (VBN left))) (. .))", "causal"),
 ]
 
 
@@ -257,6 +272,14 @@ OTHERS = [
     ("(S (NP (PRP He)) (VP (VBD counted) (RB not) (PP (RB just) (IN as) (NP (CD one)))))", "just as", None),
     ("(S (SBAR (RB Just) (IN as) (S (NP (PRP I)) (VP (VBD said)))) (, ,) (NP (PRP it)) (VP (VBD rained)))",
      "just as", UNDECIDED),
+    # a clause whose subject opens with a determiner, a possessive or a noun: the classifier too
+    # ("just as the sun rises , so we rise"; "not just as employees" has no verb before its comma)
+    ("(S (SBAR (RB Just) (IN as) (S (NP (DT the) (NN sun)) (VP (VBZ rises)))) (, ,) (ADVP (RB so)) "
+     "(NP (PRP we)) (VP (VBP rise)) (. .))", "just as", UNDECIDED),
+    ("(S (NP (PRP He)) (VP (VBD worked) (SBAR (RB just) (IN as) (S (NP (PRP$ his) (NN father)) (VP (VBD did))))))",
+     "just as", UNDECIDED),
+    ("(S (NP (PRP They)) (VP (VBD came) (RB not) (PP (RB just) (IN as) (NP (NNS employees))) (, ,) "
+     "(SBAR (IN as) (S (NP (PRP we)) (VP (VBD saw))))))", "just as", None),
     # just like as a filler (before a verb, an adverb, an adjective, a filler, "you", "I", "so", a comma): none
     ("(S (NP (PRP I)) (VP (MD could) (ADVP (RB just) (UH like)) (VP (VB post) (NP (DT a) (NN vlog)))))",
      "just like", None),

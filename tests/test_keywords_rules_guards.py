@@ -145,6 +145,12 @@ LIKE = [
      "(VP (VBZ is) (ADJP (JJ unclear))))", None),
     ("(S (NP (PRP I)) (VP (VBP wonder) (SBAR (WHNP (WP what)) (S (NP (PRP it)) (VP (MD will) (VP (VB be) "
      "(PP (IN like) (PP (IN in) (NP (NN winter))))))))))", None),
+    # a long subject between them (the nearest "what" counts), and a gerund extraposed after the
+    # subject's verb: stranded too
+    ("(S (NP (PRP I)) (VP (VBP wonder) (SBAR (WHNP (WP what)) (S (NP (NP (DT the) (JJ big) (JJ old) (NN house)) "
+     "(PP (IN on) (NP (DT the) (NN hill)))) (VP (VBD was) (PP (IN like))))) (. .)))", None),
+    ("(S (NP (PRP I)) (VP (VBP know) (SBAR (WHNP (WP what)) (S (NP (NN life)) (VP (VBZ is) (PP (IN like) "
+     "(S (VP (VBG living) (ADVP (RB here))))))))) (. .))", None),
     # ... but not past a comma: "what" belongs to another clause
     ("(S (ADVP (DT No) (NN matter) (WP what)) (, ,) (NP (PRP it)) (VP (VBD ended) (PP (IN like) (PP (IN in) "
      "(NP (DT the) (NNS movies))))))", "analogy"),

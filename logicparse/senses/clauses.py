@@ -27,6 +27,7 @@ _BE = frozenset("be am is are was were been 's 're 'm".split())  # not "being": 
 _EXCEPT = frozenset("""all anything nothing everything everyone everybody none nobody anyone
 anybody""".split())
 _NOT = frozenset({"not", "n't", "never"})
+_PERFECT = frozenset("have has had 've 'd".split())
 _ONLY = frozenset({"only", "just", "merely", "simply", "solely"})
 # What is no second argument after `but`: "But –", "but yeah ."
 _FILLERS = frozenset({"yeah", "um", "uh", "–", "—", "-", "…", "..."})
@@ -77,6 +78,21 @@ def clause_relation(keyword: str, s: Site, clause: int):
     if stative(s, clause, present=keyword == "since"):
         return "causal"
     return CONNECTIVE
+
+
+def perfect_around(s: Site, clause: int) -> bool:
+    """The clause that holds ``clause`` (the nearest S above it with a verb phrase) is in a
+    perfect tense: ``have``/``has``/``had`` before another verb of its chain (``has increased``,
+    ``'ve been doing``; a participle the parser tags as a past tense counts too). A *since*
+    clause of an event beside a perfect gives the time from which it holds."""
+    node = s.tree.parents[clause]
+    while node >= 0 and not (base(s.tree.labels[node]) == "S" and any(
+            base(s.tree.labels[k]) == "VP" for k in s.children(node))):
+        node = s.tree.parents[node]
+    if node < 0:
+        return False
+    words = [w.lower() for w, _ in s.verb_group(node)[0]]
+    return any(w in _PERFECT for w in words[:-1])
 
 
 def _clause_before(s: Site, limit: int = 12) -> list[str]:

@@ -70,9 +70,21 @@ def _no(s: Site):
 
 
 def _just_as(s: Site):
-    if s.tag(s.end) in ("JJ", "RB", "DT", "NN", "NNS", "PRP$", "CD"):
-        return None  # "just as high as", "not just as employees"
+    if s.tag(s.end) in ("JJ", "RB"):
+        return None  # "just as high as", "just as bad": an equative
+    if s.tag(s.end) in ("DT", "NN", "NNS", "PRP$", "CD") and not _finite_verb_follows(s):
+        return None  # "not just as employees": a role (not "just as the sun rises , so …")
     return UNDECIDED
+
+
+def _finite_verb_follows(s: Site, limit: int = 8) -> bool:
+    """A finite verb or a modal follows the keyword within ``limit`` words, before punctuation."""
+    for i in range(s.end, min(s.end + limit, len(s.words))):
+        if s.tag(i) in _PUNCT_TAGS:
+            return False
+        if s.tag(i) in ("VBD", "VBZ", "VBP", "MD"):
+            return True
+    return False
 
 
 def _just_like(s: Site):

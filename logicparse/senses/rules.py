@@ -21,7 +21,7 @@ from .site import _AUX, _PUNCT_TAGS, _TIME_WORDS, _YEAR, CONNECTIVE, UNDECIDED, 
 from .wordlists import (
     _QUESTION_TAKERS, _TIME_NOUNS, _BE, _NEG, _SAY_KNOW, _COMMENT_VERBS, _WH, _TIME_ADVERBS,
     _COMMENT_PARTICIPLES, _RELATIVE_ADVERBS, _COME, _FREE_RELATIVE, _RECALL_SEE, _SUBJECTS,
-    _PRONOUNS, _PERCEPTION, _SPANS)
+    _PRONOUNS, _PERCEPTION, _SPANS, _EVENT_NOUNS)
 
 
 def _like(s: Site):
@@ -77,13 +77,16 @@ def _like_verb(s: Site) -> bool:
 def _stranded(s: Site) -> bool:
     """``like`` whose object is a ``what`` before it: nothing that looks like a noun phrase
     follows (``what its future looks like in the world``)."""
-    if s.tag(s.end).startswith(("NN", "JJ", "DT", "PRP", "CD", "VBG")) and not (
-            s.next in _TIME_WORDS or s.next in ("ago", "now", "then")):
-        return False
-    before = s.words[max(0, s.start - 8):s.start]
+    before = s.words[max(0, s.start - 12):s.start]
     if "what" not in before:
         return False
-    w = s.start - len(before) + before.index("what")
+    w = s.start - 1 - before[::-1].index("what")  # the nearest
+    if s.tag(s.end).startswith(("NN", "JJ", "DT", "PRP", "CD", "VBG")) and not (
+            s.next in _TIME_WORDS or s.next in ("ago", "now", "then")) and not (
+            # a gerund after a subject's verb is extraposed: "what life is like living here"
+            # (not "what else is like skiing", where the gerund is `like`'s object)
+            s.tag(s.end) == "VBG" and any(s.tag(i).startswith(("NN", "PRP")) for i in range(w + 1, s.start))):
+        return False
     between = range(w + 1, s.start)  # one verb, just before `like`: "what its future looks like"
     # a subject between "what" and the verb ("what seemed like forever" has `like`'s object after
     # it); a modal is part of the one verb ("what it will be like")
@@ -153,14 +156,15 @@ def _relative_after_comma(s: Site) -> bool:
     """``when`` after a comma opens a relative on the time expression before it, past a
     parenthetical adverb (``in 1834 , however , when``); after a comma a time adverb is such an
     expression too (``tomorrow , when we go over``; without the comma, ``today when I came in``
-    is a time clause)."""
+    is a time clause), and so is an event such as a war (``amid the Civil War , when``)."""
     i = s.start - 1
     if s.word(i) != ",":
         return False
     i -= 1
     if s.tag(i) == "RB" and s.word(i) not in _TIME_ADVERBS and s.word(i - 1) == ",":
         i -= 2  # ", however ,"
-    return i >= 0 and _time_head(s.word(i)) or i > 0 and s.word(i) in _RELATIVE_ADVERBS
+    return i >= 0 and (_time_head(s.word(i)) or s.word(i).lower() in _EVENT_NOUNS) or (
+        i > 0 and s.word(i) in _RELATIVE_ADVERBS)
 
 
 def _time_head(word: str) -> bool:
@@ -220,7 +224,12 @@ def _since(s: Site):
     if node < 0 and s.tag(s.end) == "VBG" and not any(
             s.tag(i) in ("VBD", "VBZ", "VBP", "MD") for i in range(s.end, s.phrase_end())):
         return "temporal"  # "since using X brand shoes", "since leaving school": from an event on
-    return clauses.clause_relation("since", s, node) if node >= 0 else UNDECIDED
+    if node < 0:
+        return UNDECIDED
+    relation = clauses.clause_relation("since", s, node)
+    if relation is CONNECTIVE and clauses.perfect_around(s, node):
+        return "temporal"  # "Since the Union was formed the number has increased": from then on
+    return relation
 
 
 def _as(s: Site):
@@ -256,6 +265,8 @@ def _as(s: Site):
     for i in range(s.end, min(s.end + 5, s.phrase_end())):
         if s.tags[i] in _PUNCT_TAGS:
             break
+        if s.words[i] in ("believe", "think") and s.word(i - 2) in ("have", "had"):
+            return "analogy"  # "as some would have us believe"
         if s.words[i] in _SAY_KNOW:
             if s.word(i + 1) == "that" or (s.words[i] in _RECALL_SEE and s.tag(i + 1) == "DT"):
                 break  # the verb has its own object: "as they said that …", "as I recall the hopes"
@@ -283,8 +294,11 @@ def _as(s: Site):
             # time ("the phone rang , as I was leaving"): the classifier.
             return "causal"
         return relation
-    if s.tree.starts[s.tree.parents[node]] < s.start:
-        return None  # "great as our tax burden is" = though it is: a concession `as` is not listed for
+    if s.tree.starts[s.tree.parents[node]] < s.start or s.tag(s.start - 1) in ("JJ", "VBN") and (
+            s.start == 1 or s.tag(s.start - 2) in _PUNCT_TAGS):
+        # "great as our tax burden is", ", concerned as we are with …" = though it is (also when
+        # the parser leaves the adjective outside): a concession `as` is not listed for
+        return None
     # "as we are not", "as our founders intended": what the clause leaves out is the other
     # argument's, so it says the two are alike (GDTB: Comparison.Similarity, Expansion.Manner).
     return "analogy"

@@ -18,6 +18,8 @@ time times day days moment moments year years period periods point age ages era 
 morning mornings week weeks month months season seasons occasion occasions hour hours minute
 minutes decade decades century centuries instance instances case cases stage stages date
 """.split())
+# Events a relative `when` can follow after a comma ("amid the Civil War , when the Union …").
+_EVENT_NOUNS = frozenset("war wars revolution depression crisis".split())
 _BE = frozenset("be am is are was were been being 's 're 'm".split())
 _HAVE = frozenset("have has had 've 'd".split())
 _NEG = frozenset({"not", "n't", "never", "no"})
