@@ -43,11 +43,13 @@ test-loaded: setup
 # a process forked from a server that has collected the tests and run none (docs/testing.md says
 # why): about 100 mutants a minute on 2 cores, over an hour for the whole scope.
 # No thread pool in the process mutmut forks from: OpenMP's and OpenBLAS's pools and pyarrow's
-# jemalloc background thread hold locks that do not survive a fork.
+# jemalloc background thread hold locks that do not survive a fork. A test that runs past 30 s
+# under a mutant fails (the slowest selected test takes about 6 s): a mutant that makes the
+# service's pool hang is killed in seconds instead of waiting out mutmut's wall limit.
 MUTATE_JOBS ?= 2
 mutate: setup
 	rm -rf mutants
-	start=$$(date +%s); OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 JE_ARROW_MALLOC_CONF=background_thread:false \
+	start=$$(date +%s); OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 JE_ARROW_MALLOC_CONF=background_thread:false PYTEST_TIMEOUT=30 \
 	  $(VENV)/bin/mutmut run --max-children $(MUTATE_JOBS) >mutants.log 2>&1; \
 	status=$$?; tail -c 400 mutants.log | tr '\r' '\n' | tail -2; \
 	echo "mutmut run: exit $$status, $$(( $$(date +%s) - start )) s"; \
