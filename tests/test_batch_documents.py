@@ -18,16 +18,6 @@ from logicparse.batch.run import RunConfig
 from logicparse.batch.worker import WorkerSpec
 from logicparse.tokens import SCHEMA_VERSION, Document
 
-import pyarrow
-import pytest
-
-from logicparse.batch import manifest as mf
-from logicparse.batch import shards as sh
-from logicparse.batch.inputs import InputSpec, ReadOptions
-from logicparse.batch.run import RunConfig
-from logicparse.batch.worker import WorkerSpec
-from logicparse.tokens import SCHEMA_VERSION, Document
-
 
 # -- the manifest of a batch run (logicparse.batch.manifest) -----------------------------------
 # A factory keeps WorkerSpec from looking the parser up: no model is loaded or named for real.
@@ -226,3 +216,18 @@ def test_the_memory_helpers_give_mebibytes_to_one_decimal(monkeypatch):
     maxrss[0] = 123_456_789
     assert mf.own_peak_mb() == 117.7
     assert asked == [resource.RUSAGE_SELF] * 2
+
+
+# -- documents made in process (logicparse.batch.shards.write_documents) -----------------------
+def test_documents_made_in_process_get_the_manifest_of_a_finished_one_shard_run(tmp_path):
+    out = tmp_path / "mine"
+    m = sh.write_documents(out, [ok("a"), failed("b"), ok("c")], parser="p", senses=None)
+    assert sh.read_manifest(out) == m
+    assert {k: v for k, v in m.items() if k != "shards"} == {
+        "format": "logicparse-shards", "schema_version": SCHEMA_VERSION, "complete": True,
+        "documents": 3, "planned_shards": 1, "compression": "zstd", "failed": 1,
+        "parser": "p", "senses": None}
+    assert [(e["file"], e["rows"], e["failed"]) for e in m["shards"]] == [
+        ("shard-00000.arrow", 3, 1)]
+    # named as a batch run names them, so what reads a run's manifest reads this one
+    assert set(m) <= set(mf.start(SPECS, CONFIG, None, 3, "fp", IDENTITY)) | {"failed"}
