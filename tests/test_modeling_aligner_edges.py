@@ -89,6 +89,13 @@ def test_subword_offsets_outside_the_text_are_clipped():
     assert subword_words(d, np.array([[3, 5], [0, 2]]), n_chars=3).tolist() == [-1, 0]
 
 
+def test_subwords_of_an_empty_text_take_no_word():
+    # Special tokens carry (0, 0) offsets; an empty text (or n_chars=0) has no character to read.
+    assert subword_words(Document(text=""), np.array([[0, 0], [0, 1]])).tolist() == [-1, -1]
+    d = Document(text="ab", tokens=["ab"], token_starts=[0], token_ends=[2], logic=[[1]])
+    assert subword_words(d, np.array([[0, 0], [0, 2]]), n_chars=0).tolist() == [-1, -1]
+
+
 def test_a_subword_with_whitespace_at_both_ends_takes_the_word_inside():
     # " b " in "a b c" starts and ends in gaps; its one word is b. Two spaces alone: none.
     d = Document(text="a b  c", tokens=["a", "b", "c"], token_starts=[0, 2, 5],
