@@ -150,3 +150,36 @@ def test_fingerprint_changes_with_inputs_their_stats_and_settings_only(tmp_path)
         [InputSpec(str(tmp_path), "dir", [a])], {}, both)
     stdin = fingerprint([InputSpec("-", "stdin")], {})
     assert stdin == fingerprint([InputSpec("-", "stdin")], {}, {}) and stdin != fp
+
+
+def test_fingerprint_sees_the_files_given_after_stdin(tmp_path):
+    a = tmp_path / "a.txt"
+    a.write_text("x")
+    specs = [InputSpec("-", "stdin"), InputSpec(str(a), "txt")]
+    # a file listed after stdin that changed since is another run's input
+    assert fingerprint(specs, {}, {str(a): (1, 5)}) != fingerprint(specs, {}, {str(a): (2, 5)})
+
+
+def test_fingerprint_tells_apart_one_relative_name_in_two_folders(tmp_path, monkeypatch):
+    for sub in ("one", "two"):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "a.txt").write_text("x")
+    specs, stats = [InputSpec("a.txt", "txt")], {"a.txt": (1, 5)}
+    monkeypatch.chdir(tmp_path / "one")
+    first = fingerprint(specs, {}, stats)
+    monkeypatch.chdir(tmp_path / "two")
+    # the same name, size and time, but another file: a resumed run must not trust it
+    assert fingerprint(specs, {}, stats) != first
+
+
+def test_fingerprint_does_not_depend_on_the_order_of_the_settings(tmp_path):
+    specs = [InputSpec("-", "stdin")]
+    assert fingerprint(specs, {"senses": "none", "max_chars": 10}) == fingerprint(
+        specs, {"max_chars": 10, "senses": "none"})
+
+
+def test_fingerprint_never_takes_a_file_that_could_not_be_read_for_one_that_could(tmp_path):
+    a = tmp_path / "a.txt"
+    specs = [InputSpec(str(a), "txt")]
+    # one byte, last modified a nanosecond before 1970: a file that exists, whatever its time
+    assert fingerprint(specs, {}, {str(a): None}) != fingerprint(specs, {}, {str(a): (1, -1)})
