@@ -41,7 +41,8 @@ test-loaded: setup
 # Mutation testing of the code that scores, decides and verifies (scope: [tool.mutmut] in
 # pyproject.toml; survivors and why they are harmless: docs/testing.md). Each mutant's tests run in
 # a process forked from a server that has collected the tests and run none (docs/testing.md says
-# why): about 100 mutants a minute on 2 cores, over an hour for the whole scope.
+# why): about 100 mutants a minute on 2 cores for most, far fewer for those whose tests start the
+# batch run's workers or wait on the service's pool: over two hours for the whole scope.
 # No thread pool in the process mutmut forks from: OpenMP's and OpenBLAS's pools and pyarrow's
 # jemalloc background thread hold locks that do not survive a fork. A test that runs past 30 s
 # under a mutant fails (the slowest selected test takes about 6 s): a mutant that makes the
