@@ -88,6 +88,9 @@ def rule(tree: str, keyword: str, nth: int = 0):
      "as", None),
     ("(S (NP (PRP We)) (VP (VBP are) (ADJP (JJ happy)) (SBAR (IN as) (S (NP (PRP we)) (VP (VBP are))))))",
      "as", "analogy"),
+    # "as some would have us believe": a comment clause (not the modal's reason)
+    ("(S (NP (PRP We)) (VP (VBP are) (RB not) (, ,) (SBAR (IN as) (S (NP (DT some)) (VP (MD would) (VP (VB have) "
+     "(S (NP (PRP us)) (VP (VB believe)))))))) (, ,) (ADJP (JJ doomed)))", "as", "analogy"),
     ("(S (NP (PRP It)) (VP (VBD fell) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD was) (PP (IN in) (NP (NNP Rome))))))))",
      "as", CONNECTIVE),
     # while: noun -> none; before a participle or a clause -> a connective (the classifier picks
