@@ -116,6 +116,20 @@ class Steps:
         finally:
             self.log.append(f"{name}:end")
 
+    def held(self, long_steps: int):
+        """A work function whose first request, ``hold``, keeps the thread until the event is
+        set (so that the others wait together); ``long…`` requests then take ``long_steps``
+        stepped turns, any other one a single free step."""
+        hold = threading.Event()
+
+        def work(texts, ids):
+            if texts == ["hold"]:
+                assert hold.wait(60)
+                return ["hold"]
+            name = texts[0]
+            return self.work(long_steps, name) if name.startswith("long") else self.free(1, name)
+        return hold, work
+
     def free(self, n: int, name: str):
         """Steps that need no token (a short request)."""
         try:
@@ -309,13 +323,7 @@ def test_pool_admits_a_short_request_within_one_step_beside_two_long_ones(clocke
     """With two long requests taking turns (three steps of 0.25 s for a slice of 0.5 s), a
     request that arrives waits for the step in progress only, not for either long one to end."""
     steps = Steps(clocked.clock)
-    hold = threading.Event()
-
-    def work(texts, ids):
-        if texts == ["hold"]:  # keeps the thread until both long requests wait
-            assert hold.wait(60)
-            return ["hold"]
-        return steps.work(60, texts[0]) if texts[0].startswith("long") else steps.free(1, "short")
+    hold, work = steps.held(60)
 
     async def scenario():
         pool = WorkPool(work, threads=1, queue=4, timeout=1000, slice_s=0.5, batch_size=1)

@@ -4,7 +4,6 @@ requests in progress after a shutdown (what /healthz reports)."""
 from __future__ import annotations
 
 import asyncio
-import threading
 
 import pytest
 from test_service_pool import GatedWork, Steps, admitted, clocked, until  # noqa: F401 - a fixture
@@ -75,13 +74,7 @@ def test_a_default_pool_gives_each_long_request_turns_of_a_quarter_second(clocke
     """Two long requests take turns of 0.25 s of work: with steps of 0.25 s, two steps each
     (the turn ends once past the quarter second)."""
     steps = Steps(clocked.clock)
-    hold = threading.Event()
-
-    def work(texts, ids):
-        if texts == ["hold"]:  # keeps the thread until both long requests wait
-            assert hold.wait(60)
-            return ["hold"]
-        return steps.work(20, texts[0])
+    hold, work = steps.held(20)
 
     async def scenario():
         pool = WorkPool(work, threads=1, queue=4, timeout=1000, batch_size=1)
