@@ -1,6 +1,7 @@
 """Bounds on the work of one request and on its answer: sense decisions in chunks that a
 deadline can stop, the keyword budget (413 E425), the label cap per token, the answer size
 (413 E426); and the smaller points of HTTP: HEAD, relative redirects, 422 in the client's terms.
+The body guard's bounds (413, 400, 408, 503 at their exact edges) are driven as raw ASGI.
 
 The real bundled parser runs; the sense model is a stand-in that records what it is asked, so
 that what runs (and what does not) is certain, not a matter of timing.
@@ -21,7 +22,8 @@ from logicparse.annotator import DECIDE_CHUNK
 from logicparse.mapping import MAX_TOKEN_LABELS, layer_labels
 from logicparse.senses import SenseDecision
 from logicparse.service import Settings, create_app
-from logicparse.service.limits import WorkPool
+from logicparse.errors import Errors
+from logicparse.service.limits import BodyGuard, WorkPool
 
 SINCE = "We stay since it rains. "
 
@@ -184,3 +186,170 @@ def test_422_names_the_fields_as_sent_not_the_models(client, body, loc):
     assert [d["loc"] for d in r.json()["detail"]] == [loc]
     for internal in ("AnnotateOne", "AnnotateMany", "TextItem", "one text", "list of texts"):
         assert internal not in json.dumps(r.json())
+
+
+# --- the body guard, driven as raw ASGI ---------------------------------------------------------
+
+END = {"type": "http.disconnect"}  # what the client sends after its body, for the app to read
+
+
+class Recorder:
+    """The app behind the guard: reads two messages, records them with the scope and the number
+    of bodies in progress, then answers 200 (or fails)."""
+
+    def __init__(self, fail=False):
+        self.calls, self.fail, self.guard = [], fail, None
+
+    async def __call__(self, scope, receive, send):
+        self.calls.append((scope, [await receive(), await receive()], self.guard.in_progress))
+        if self.fail:
+            raise RuntimeError("the app failed")
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+
+def body_guard(fail=False, **settings):
+    app = Recorder(fail)
+    app.guard = BodyGuard(app, **{"limit": 10, "max_chars": 3, **settings})
+    return app.guard, app
+
+
+def chunk(data=None, more=None):
+    """An http.request message; a key left out is left out (ASGI gives defaults for both)."""
+    m = {"type": "http.request"}
+    if data is not None:
+        m["body"] = data
+    if more is not None:
+        m["more_body"] = more
+    return m
+
+
+def request(guard, *messages, headers=(), method="POST", scope=None, stall=False):
+    """Sends one request through ``guard``: the client sends ``messages`` and then, if
+    ``stall``, nothing more. Returns the scope, the answer (status, headers, JSON body; status
+    None if nothing was sent) and how many messages were never read."""
+    script, sent = list(messages), []
+    scope = scope or {"type": "http", "method": method, "path": "/v1/annotate",
+                      "headers": [(k.encode(), v.encode()) for k, v in headers]}
+
+    async def receive():
+        if script:
+            return script.pop(0)
+        assert stall, "read past what the client sent"
+        await asyncio.Event().wait()
+
+    async def send(message):
+        sent.append(message)
+
+    # The bound is never reached by a guard that keeps its read timeout: one that waits without
+    # end fails here instead of hanging the run.
+    asyncio.run(asyncio.wait_for(guard(scope, receive, send), 5))
+    if not sent:
+        return scope, (None, {}, None), len(script)
+    body = sent[1]["body"]
+    hdrs = {k.decode(): v.decode() for k, v in sent[0]["headers"]}
+    answer = (sent[0]["status"], hdrs, body if body == b"ok" else json.loads(body))
+    return scope, answer, len(script)
+
+
+def refused(status, message):
+    """The status and JSON body of a refusal: the code is the message's own."""
+    return status, {"code": message[1:5], "detail": message}
+
+
+@pytest.mark.parametrize("headers", [[("content-length", "10")], []])
+def test_a_body_of_exactly_the_limit_reaches_the_app_once_whole(headers):
+    guard, app = body_guard()
+    assert guard.in_progress == 0
+    scope, (status, _, body), unread = request(
+        guard, chunk(b"12345", True), chunk(more=True), chunk(b"67890"), END, headers=headers)
+    assert (status, body, unread, guard.in_progress) == (200, b"ok", 0, 0)
+    # Replayed as one message; the app's next read is the client's own (here, it went away).
+    assert app.calls == [(scope, [chunk(b"1234567890", False), END], 1)]
+
+
+def test_an_empty_body_with_content_length_0_reaches_the_app():
+    guard, app = body_guard()
+    scope, (status, _, _), _ = request(guard, chunk(), END, headers=[("content-length", "0")])
+    assert status == 200 and app.calls == [(scope, [chunk(b"", False), END], 1)]
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH"])
+def test_content_length_one_over_the_limit_is_413_before_a_byte_is_read(method):
+    guard, app = body_guard()
+    _, (status, headers, body), unread = request(
+        guard, chunk(b"12345678901"), END, headers=[("content-length", "11")], method=method)
+    assert (status, body) == refused(413, Errors.E401.format(size=11, limit=10, max_chars=3))
+    assert "body is 11 bytes; this service accepts at most 10 bytes" in body["detail"]
+    assert headers["connection"] == "close" and unread == 2 and not app.calls
+    assert guard.in_progress == 0
+
+
+@pytest.mark.parametrize("headers", [[], [("content-length", "5")]])
+def test_a_stream_is_counted_and_refused_at_the_first_chunk_over_the_limit(headers):
+    """Without Content-Length (chunked), or with one that understates the body: no chunk is
+    over the limit, their sum is, and reading stops there."""
+    guard, app = body_guard()
+    _, (status, _, body), unread = request(
+        guard, chunk(b"123456", True), chunk(b"78901", True), chunk(b"2"), END, headers=headers)
+    assert (status, body) == refused(413, Errors.E401.format(size="at least 11", limit=10,
+                                                             max_chars=3))
+    assert unread == 2 and not app.calls and guard.in_progress == 0
+
+
+@pytest.mark.parametrize("value", ["-1", "ten", "1.5", ""])
+def test_a_content_length_not_a_non_negative_integer_is_400_naming_it(value):
+    guard, app = body_guard()
+    _, (status, _, body), unread = request(guard, chunk(b"{}"), END,
+                                           headers=[("content-length", value)])
+    assert (status, body) == refused(400, f"[E405] Invalid Content-Length header {value!r}: it "
+                                          "must be a non-negative integer.")
+    assert unread == 2 and not app.calls and guard.in_progress == 0
+
+
+def test_a_body_not_utf8_is_400_with_the_byte_and_the_reason():
+    guard, app = body_guard()
+    _, (status, _, body), _ = request(guard, chunk(b'{"a": "\xff"}'), END)
+    assert (status, body) == refused(400, Errors.E404.format(pos=7, reason="invalid start byte"))
+    assert not app.calls and guard.in_progress == 0
+
+
+def test_a_stalled_body_is_408_naming_the_read_timeout():
+    guard, app = body_guard(read_timeout=0.05)
+    _, (status, _, body), _ = request(guard, chunk(b"1234", True), stall=True)
+    assert (status, body) == refused(408, Errors.E416.format(part="body", timeout=0.05))
+    assert "body did not arrive within 0.05 s" in body["detail"]
+    assert not app.calls and guard.in_progress == 0
+
+
+@pytest.mark.parametrize("messages", [[END], [chunk(b"1234", True), END]])
+def test_a_client_that_goes_away_gets_no_answer_and_the_app_is_not_called(messages):
+    guard, app = body_guard()
+    assert request(guard, *messages)[1:] == ((None, {}, None), 0)
+    assert not app.calls and guard.in_progress == 0
+
+
+def test_the_count_of_bodies_comes_back_when_the_app_fails():
+    guard, app = body_guard(fail=True)
+    with pytest.raises(RuntimeError, match="the app failed"):
+        request(guard, chunk(b"{}"), END)
+    assert app.calls[0][2] == 1 and guard.in_progress == 0
+
+
+def test_503_comes_exactly_at_max_bodies_and_spares_requests_without_a_body():
+    guard, app = body_guard(max_bodies=3, retry_after=7)
+    guard.in_progress = 2  # one slot left: taken while the app runs, given back after
+    assert request(guard, chunk(b"{}"), END)[1][0] == 200
+    assert app.calls[-1][2] == 3 and guard.in_progress == 2
+    guard.in_progress = 3
+    _, (status, headers, body), unread = request(guard, chunk(b"{}"), END)
+    assert (status, body) == refused(503, Errors.E417.format(n=3, retry=7))
+    assert "receiving 3 request bodies already (its limit). Retry after 7 s" in body["detail"]
+    assert headers["retry-after"] == "7" and unread == 2 and guard.in_progress == 3
+    # Passed through untouched, full or not: no body read, none replayed, no bound applied.
+    for scope in ({"type": "http", "method": "GET", "path": "/healthz",
+                   "headers": [(b"content-length", b"99")]},
+                  {"type": "websocket", "path": "/", "headers": []}, {"type": "lifespan"}):
+        first = chunk(b"x" * 20, True)
+        assert request(guard, first, END, scope=scope)[1:] == ((200, {}, b"ok"), 0)
+        assert app.calls[-1] == (scope, [first, END], 3)
