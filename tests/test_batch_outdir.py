@@ -220,3 +220,31 @@ def test_a_folder_that_cannot_be_read_is_a_coded_error(tmp_path, monkeypatch):
     with pytest.raises(OutputError) as e:
         prepare(tmp_path, "fp", overwrite=False)
     assert e.value.code == "E337" and f"Cannot write {tmp_path} (Permission denied)" in str(e.value)
+
+
+def test_shards_listed_but_not_in_the_folder_still_refuse_another_run(tmp_path):
+    """Listed shards moved away by hand may come back: a run of other inputs or settings must not
+    take the folder, nor drop the manifest that lists them."""
+    entry = {"file": "shard-00000.arrow", "sha256": "0" * 64, "bytes": 1, "rows": 1, "failed": 0}
+    m = manifest(tmp_path, shards=[entry], identity={"settings": {"senses": "x"}, "inputs": []})
+    with pytest.raises(DataFormatError) as e:
+        prepare(tmp_path, "other", overwrite=False, identity={"settings": {}, "inputs": []})
+    assert e.value.code == "E310" and str(e.value) == (
+        f"[E310] {tmp_path} holds shards of a different run: setting senses was 'x', now None. "
+        "Resuming would mix two runs: restore the inputs and settings of that run to resume it, "
+        "pass --overwrite to annotate everything again, or choose another --out.")
+    assert json.loads((tmp_path / sh.MANIFEST).read_text()) == m
+
+
+def test_a_manifest_removed_by_hand_as_a_new_run_starts_is_no_error(tmp_path, monkeypatch):
+    manifest(tmp_path)
+    read = sh.read_manifest
+
+    def read_then_removed(out):
+        found = read(out)
+        (out / sh.MANIFEST).unlink()
+        return found
+
+    monkeypatch.setattr(sh, "read_manifest", read_then_removed)
+    assert prepare(tmp_path, "other", overwrite=False) is None
+    assert list(tmp_path.iterdir()) == []
