@@ -102,15 +102,23 @@ def test_a_default_pool_gives_each_long_request_turns_of_a_quarter_second(clocke
 
 # --- what a refused or timed-out client is told ----------------------------------------------
 
+async def occupied(pool: WorkPool, work: GatedWork, *waiting: tuple[list, list],
+                   held: tuple[list, list] = (["a"], ["0"])):
+    """The ``held`` (texts, ids) request kept on the pool's thread at ``work``'s gate, then the
+    ``waiting`` requests, once all are admitted: (the held one, [the waiting ones])."""
+    running = asyncio.ensure_future(pool.run(*held))
+    await until(work.entered.is_set, "the thread takes the first request")
+    queued = [asyncio.ensure_future(pool.run(texts, ids)) for texts, ids in waiting]
+    await admitted(pool, 1 + len(waiting))
+    return running, queued
+
+
 def test_a_full_pool_refuses_with_its_count_capacity_and_retry_after():
     work = GatedWork()
 
     async def scenario():
         pool = WorkPool(work, threads=1, queue=1, retry_after=3)
-        running = asyncio.ensure_future(pool.run(["a"], ["0"]))
-        await until(work.entered.is_set, "the thread takes the first request")
-        waiting = asyncio.ensure_future(pool.run(["b"], ["1"]))
-        await admitted(pool, 2)
+        running, (waiting,) = await occupied(pool, work, (["b"], ["1"]))
         with pytest.raises(Busy) as refused:
             await pool.run(["c"], ["2"])
         after = pool.pending  # a refused request takes no slot
@@ -133,10 +141,7 @@ def test_dropping_a_timed_out_waiting_request_frees_its_slot_only(clocked):
 
     async def scenario():
         pool = WorkPool(work, threads=1, queue=4, timeout=1000)
-        running = asyncio.ensure_future(pool.run(["a"], ["0"]))
-        await until(work.entered.is_set, "the thread takes the first request")
-        patient = asyncio.ensure_future(pool.run(["c"], ["2"]))
-        await admitted(pool, 2)
+        running, (patient,) = await occupied(pool, work, (["c"], ["2"]))
         pool.timeout = 0.5  # only the next request has a short deadline
         hasty = asyncio.ensure_future(pool.run(["b"], ["1"]))
         await admitted(pool, 3)
@@ -164,11 +169,10 @@ def test_a_batch_filled_to_exactly_batch_size_answers_each_request_its_own_texts
 
     async def scenario():
         pool = WorkPool(work, threads=1, queue=8, batch_size=4)
-        first = asyncio.ensure_future(pool.run(["x"], ["first"]))  # holds the thread
-        await until(work.entered.is_set, "the thread is held at the gate")
-        waiting = [asyncio.ensure_future(pool.run(texts, [t.upper() for t in texts]))
-                   for texts in (["a"], ["b", "c"], ["d"], ["e"])]
-        await admitted(pool, 5)
+        first, waiting = await occupied(
+            pool, work, *[(texts, [t.upper() for t in texts])
+                          for texts in (["a"], ["b", "c"], ["d"], ["e"])],
+            held=(["x"], ["first"]))
         work.gate.set()
         results = await asyncio.gather(first, *waiting)
         pool.shutdown()
