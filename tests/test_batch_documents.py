@@ -231,3 +231,49 @@ def test_documents_made_in_process_get_the_manifest_of_a_finished_one_shard_run(
         ("shard-00000.arrow", 3, 1)]
     # named as a batch run names them, so what reads a run's manifest reads this one
     assert set(m) <= set(mf.start(SPECS, CONFIG, None, 3, "fp", IDENTITY)) | {"failed"}
+
+
+# -- what a reader is told about a damaged folder (logicparse.batch.shards) --------------------
+
+@pytest.mark.parametrize("content, reason", [
+    (b"", "empty"),
+    (b'{"shards": {}}', "'shards' is a dict, not a list"),
+    (b'{"shards": [{"file": "notes.txt", "sha256": "0", "bytes": 1, "rows": 1, "failed": 0}]}',
+     "shards[0].file 'notes.txt' is not a shard name (shard-NNNNN.arrow)"),
+])
+def test_a_damaged_manifest_is_E342_naming_the_file_and_what_is_wrong(tmp_path, content, reason):
+    (tmp_path / sh.MANIFEST).write_bytes(content)
+    with pytest.raises(sh.DataFormatError) as e:
+        sh.read_manifest(tmp_path)
+    assert str(e.value) == sh.Errors.E342.format(path=tmp_path / sh.MANIFEST, reason=reason)
+
+
+def test_a_manifest_not_json_is_E342_quoting_the_parser(tmp_path):
+    (tmp_path / sh.MANIFEST).write_bytes(b"{")
+    with pytest.raises(sh.DataFormatError) as e:
+        sh.read_manifest(tmp_path)
+    try:
+        json.loads("{")
+    except ValueError as parse_error:
+        reason = f"not JSON: {parse_error}"
+    assert str(e.value) == sh.Errors.E342.format(path=tmp_path / sh.MANIFEST, reason=reason)
+
+
+def test_a_shard_of_another_schema_version_or_not_arrow_is_refused_naming_both(tmp_path):
+    old = tmp_path / "shard-00000.arrow"
+    schema = pyarrow.schema([("id", pyarrow.string())], metadata={sh.VERSION_KEY: b"0"})
+    with pyarrow.ipc.new_file(str(old), schema) as writer:
+        writer.write_table(schema.empty_table())
+    with pytest.raises(sh.DataFormatError) as e:
+        sh.read_shard(old)
+    assert str(e.value) == sh.Errors.E512.format(path=old, got="0", want=SCHEMA_VERSION)
+
+    garbage = tmp_path / "shard-00001.arrow"
+    garbage.write_bytes(b"not an arrow file at all")
+    try:
+        pyarrow.ipc.open_file(pyarrow.memory_map(str(garbage)))
+    except pyarrow.ArrowInvalid as arrow_error:
+        reason = str(arrow_error)
+    with pytest.raises(sh.DataFormatError) as e:
+        sh.read_shard(garbage)
+    assert str(e.value) == sh.Errors.E513.format(path=garbage, reason=reason)
