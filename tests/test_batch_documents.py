@@ -238,6 +238,8 @@ def test_documents_made_in_process_get_the_manifest_of_a_finished_one_shard_run(
 @pytest.mark.parametrize("content, reason", [
     (b"", "empty"),
     (b'{"shards": {}}', "'shards' is a dict, not a list"),
+    (b'{"shards": [{"file": "shard-00000.arrow", "bytes": 1, "rows": 1, "failed": 0}]}',
+     "shards[0].sha256 is missing or not a str"),
     (b'{"shards": [{"file": "notes.txt", "sha256": "0", "bytes": 1, "rows": 1, "failed": 0}]}',
      "shards[0].file 'notes.txt' is not a shard name (shard-NNNNN.arrow)"),
 ])
