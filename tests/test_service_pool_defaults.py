@@ -340,3 +340,26 @@ def test_shutdown_fails_started_stepped_work_and_refuses_new_work(clocked):
     pool = clocked.run(scenario())
     assert not pool._workers[0].is_alive() and pool.pending == 0
     assert steps.log.count("long") == 2
+
+
+def test_a_client_answered_finds_its_slot_free_at_once(monkeypatch):
+    """With no queue, the request a client sends the moment its answer is handed out is
+    admitted, not refused as busy: the slot is given back before the answer goes out."""
+    pending_when_answered = []
+
+    class Watched(limits._Job):
+        def __init__(self, *args):
+            super().__init__(*args)
+            # runs in the pool's thread, at the instant the answer is set
+            self.future.add_done_callback(lambda _: pending_when_answered.append(pool.pending))
+
+    monkeypatch.setattr(limits, "_Job", Watched)
+    pool = WorkPool(lambda texts, ids: list(texts), threads=1, queue=0)
+
+    async def scenario():
+        assert await pool.run(["x"], ["first"]) == ["x"]
+        assert await pool.run(["y"], ["second"]) == ["y"]
+        pool.shutdown()
+
+    asyncio.run(scenario())
+    assert pending_when_answered == [0, 0]

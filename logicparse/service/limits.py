@@ -277,6 +277,10 @@ class WorkPool:
 
     def _end(self, batch: _Batch, result: Optional[list] = None,
              error: Optional[BaseException] = None) -> None:
+        # The slots come back before the answers go out: a client that sends its next request
+        # the moment it has its answer must find its slot free.
+        with self._cond:
+            self._pending -= len(batch.jobs)
         start = 0
         for job in batch.jobs:
             part = None if result is None else result[start:start + len(job.texts)]
@@ -287,8 +291,6 @@ class WorkPool:
                 job.future.set_exception(error)
             else:
                 job.future.set_result(part)
-        with self._cond:
-            self._pending -= len(batch.jobs)
 
     def shutdown(self) -> None:
         with self._cond:
