@@ -25,6 +25,23 @@ def save_checkpoint(obj: dict, path: str | os.PathLike) -> None:
     os.replace(tmp, path)
 
 
+def rng_state() -> dict:
+    """The random streams a resumed run must continue: torch's CPU stream and, where CUDA is in
+    use, each GPU's (dropout draws from the GPU's stream there)."""
+    state = {"torch": torch.get_rng_state()}
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def set_rng_state(state: dict) -> None:
+    """Restore what :func:`rng_state` returned; the states are CPU byte tensors wherever the
+    run's model lives, so a checkpoint is loaded onto the CPU first."""
+    torch.set_rng_state(state["torch"].cpu())
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all([s.cpu() for s in state["cuda"]][:torch.cuda.device_count()])
+
+
 def load_checkpoint(path: str | os.PathLike, required: Iterable[str],
                     fail: Callable[[str], Exception], map_location="cpu") -> dict:
     """The checkpoint at ``path`` as a dict holding every key of ``required``.

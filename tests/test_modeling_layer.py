@@ -34,6 +34,19 @@ def test_centered_is_the_paper_recursion_minus_its_all_e_value():
     assert torch.equal(emb(x, lab)[0, 1], emb.weight[x[0, 1]])  # exactly the word vector
 
 
+def test_the_centered_delta_keeps_float32_under_bf16_autocast():
+    """The delta is a difference of two close projections: taken in bf16 it would carry rounding
+    errors of about 0.4% of each projection, a large share of the label's own contribution."""
+    emb = LogicalEmbedding(30, 64, n_logic=16, k=3, init_seed=0)
+    x = ids((4, 9))
+    lab = torch.randint(0, 35, (4, 9, 3), generator=torch.Generator().manual_seed(1))
+    exact = emb(x, lab)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        mixed = emb(x, lab)
+    assert mixed.dtype == torch.float32
+    torch.testing.assert_close(mixed, exact, rtol=1e-5, atol=1e-6)
+
+
 def test_no_labels_leave_every_token_at_its_pretrained_embedding():
     emb = LogicalEmbedding(30, 6, init_seed=0)
     x = ids((3, 7))

@@ -161,6 +161,23 @@ def test_resume_continues_where_it_stopped(tmp_path, tokenizer):
                           shards=str(tmp_path / "s")), annotator=FlatAnnotator())
 
 
+def test_a_resumed_run_draws_the_dropout_masks_of_a_run_that_never_stopped(tmp_path, tokenizer):
+    """With lr=0 the weights stay as they are, so each step's loss differs only by its batch and
+    its dropout masks: a run stopped after one step and resumed must log the losses of a run
+    that went straight through (the random stream is in ckpt.pt: the CPU's, and each GPU's where
+    the run is on CUDA, loaded onto the CPU whatever the device)."""
+    model = tiny_bert(tmp_path / "m", tokenizer)
+    base = dict(task="dream", model=model, data=str(FIX / "dream"), batch_size=1, epochs=2,
+                quiet=True, log_every=1, lr=0.0, logic=False, bf16=False)  # bf16 losses tie
+    train(TrainConfig(**base, out=str(tmp_path / "straight"), max_steps=3))
+    train(TrainConfig(**base, out=str(tmp_path / "stopped"), max_steps=1))
+    train(TrainConfig(**base, out=str(tmp_path / "stopped"), max_steps=3, resume=True))
+    losses = {name: [r["loss"] for r in metrics(tmp_path / name) if "grad_norm" in r]
+              for name in ("straight", "stopped")}
+    assert len(losses["straight"]) == 3 and len(set(losses["straight"])) == 3
+    assert losses["stopped"] == losses["straight"]
+
+
 # --- the command -----------------------------------------------------------------------------
 
 

@@ -1,10 +1,12 @@
-"""The training loop's evaluation figures against known answers: ROUGE and multiple-choice
+"""The training loop's evaluation figures against known answers: ROUGE, the loss and multiple-choice
 accuracy (the loop itself is checked with fixed-logit models in test_training.py)."""
 
 import pytest
 import torch
 
-from logicparse.training.metrics import count_correct, rouge
+import math
+
+from logicparse.training.metrics import count_correct, mean_loss, rouge
 
 
 def test_rouge_known_answers():
@@ -36,3 +38,14 @@ def test_count_correct_with_fixed_logits():
     assert count_correct(logits, torch.tensor([1, 0, 0, 2])) == 4
     assert count_correct(logits, torch.tensor([1, 2, 1, 2])) == 2
     assert count_correct(logits, torch.tensor([0, 1, 2, 0])) == 0
+
+
+def test_the_loss_is_float32_whatever_the_logits():
+    """Equal logits over 3 options: the loss is log 3. Under bf16 autocast the logits are bf16,
+    and a loss taken in bf16 would be 1.1015625 (its nearest value), erasing dev differences."""
+    for dtype in (torch.float32, torch.bfloat16):
+        loss = mean_loss(torch.zeros(4, 3, dtype=dtype), torch.tensor([0, 1, 2, 0]))
+        assert loss.dtype == torch.float32 and loss.item() == pytest.approx(math.log(3), abs=1e-6)
+    # Tokens labelled -100 (padding of summaries) are left out of the mean, as Hugging Face does.
+    logits = torch.tensor([[[0.0, 0.0], [9.0, -9.0]]]).bfloat16()
+    assert mean_loss(logits, torch.tensor([[0, -100]])).item() == pytest.approx(math.log(2), abs=1e-6)

@@ -208,7 +208,11 @@ class LogicalEmbedding(nn.Embedding):
         if not bool(labelled.any()):
             return delta
         wl, ids = w[labelled], logic_ids[labelled]
-        both = self._project(torch.cat([wl, wl]), torch.cat([ids, torch.zeros_like(ids)]))
+        # The delta is a difference of two projections close to each other; under bf16 autocast
+        # each would be rounded to about 0.4% of its size first, so they are computed in w's dtype.
+        exact = contextlib.nullcontext() if w.is_meta else torch.autocast(w.device.type, enabled=False)
+        with exact:
+            both = self._project(torch.cat([wl, wl]), torch.cat([ids, torch.zeros_like(ids)]))
         m = wl.shape[0]
         return delta.index_put((labelled,), (both[:m] - both[m:]).to(w.dtype))
 

@@ -26,12 +26,13 @@ from typing import Optional
 import numpy as np
 import torch
 
-from ..checkpoints import load_checkpoint, save_checkpoint as write_checkpoint
+from ..checkpoints import load_checkpoint, rng_state, set_rng_state
+from ..checkpoints import save_checkpoint as write_checkpoint
 from ..errors import DataFormatError, Errors, ModelLoadError
 from . import batches as B
 from . import labels as L
 from . import tasks as T
-from .metrics import count_correct, rouge
+from .metrics import count_correct, mean_loss, rouge
 
 
 @dataclass
@@ -251,8 +252,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         ckpt = load_checkpoint(
             ckpt_path, ("config", "model", "optimizer", "scheduler", "step", "epoch", "micro",
                         "best", "rng"),
-            lambda reason: DataFormatError(Errors.E523.format(path=ckpt_path, reason=reason)),
-            map_location=device)
+            lambda reason: DataFormatError(Errors.E523.format(path=ckpt_path, reason=reason)))
         for key in ("task", "logic", "k", "n_logic", "projection", "layer"):
             # Checkpoints from before the centered layer trained the paper's.
             trained = dict(ckpt["config"]).get(key, "paper" if key == "layer" else None) \
@@ -265,7 +265,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         scheduler.load_state_dict(ckpt["scheduler"])
         step, epoch, micro_done, best = ckpt["step"], ckpt["epoch"], ckpt["micro"], ckpt["best"]
         curve, step_time = ckpt.get("curve", []), ckpt.get("step_time", 0.0)
-        torch.set_rng_state(ckpt["rng"]["torch"])
+        set_rng_state(ckpt["rng"])
         log({"event": "resume", "step": step, "epoch": epoch})
 
     def save_checkpoint(micro: int) -> None:
@@ -274,7 +274,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         write_checkpoint({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                           "scheduler": scheduler.state_dict(), "step": step, "epoch": epoch,
                           "micro": micro, "best": best, "curve": curve, "step_time": step_time,
-                          "config": asdict(cfg), "rng": {"torch": torch.get_rng_state()}},
+                          "config": asdict(cfg), "rng": rng_state()},
                         ckpt_path)
 
     # ---- evaluation: accuracy (and each answer), or loss + ROUGE-1/2/L/Lsum of summaries ------
@@ -289,7 +289,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
             batch = to_device(batch)
             with autocast():
                 out = model(**batch)
-            loss_sum += out.loss.item() * len(batch["labels"])
+            loss_sum += mean_loss(out.logits, batch["labels"]).item() * len(batch["labels"])
             n += len(batch["labels"])
             if classify:
                 correct += count_correct(out.logits, batch["labels"])
