@@ -301,6 +301,8 @@ class Errors(metaclass=_WithCodes):
     E426 = ("The answer to this request would be {size:,} bytes of JSON; this service sends at most "
             "{limit:,}. Send less text per request, or raise LOGICPARSE_MAX_RESPONSE_BYTES / "
             "--max-response-bytes on the server.")
+    E427 = ("The service is shutting down, so this request was not answered. Send it again after "
+            "{retry} s: another worker, or the service once restarted, will answer it.")
 
     # --- E5xx: modeling and training --------------------------------------------------------
     E501 = ("logic_ids has shape {got}, but the input ids have shape {ids}: logic_ids must be "

@@ -16,6 +16,7 @@ from test_service_pool import (  # noqa: F401 - clocked is a fixture
 
 from logicparse.errors import Errors
 from logicparse.service import limits
+from logicparse.service.errors import ShuttingDown, code_of, status_of
 from logicparse.service.limits import Busy, TimedOut, WorkPool
 
 
@@ -330,11 +331,13 @@ def test_shutdown_fails_started_stepped_work_and_refuses_new_work(clocked):
         await until(lambda: _waiting(pool._workers[0]), "the second step waits for its token")
         pool.shutdown()
         steps.give(3)  # the step in progress ends; no further step is taken
-        # The whole message: it is what the server's log says of a request cut off by a shutdown.
-        with pytest.raises(RuntimeError, match=r"^the work pool is shut down$"):
-            await job
-        with pytest.raises(RuntimeError, match=r"^the work pool is shut down$"):
-            await pool.run(["more"], ["1"])
+        # A coded 503 with Retry-After: the client may send the same request again.
+        for pending in (job, pool.run(["more"], ["1"])):
+            with pytest.raises(ShuttingDown) as e:
+                await pending
+            assert str(e.value) == Errors.E427.format(retry=pool.retry_after)
+            assert status_of(e.value) == 503 and code_of(e.value) == "E427"
+            assert e.value.headers == {"Retry-After": str(pool.retry_after)}
         pool._workers[0].join(10)
         return pool
 

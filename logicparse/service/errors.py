@@ -54,6 +54,10 @@ class Loading(ServiceError):
     """Models not loaded yet."""
 
 
+class ShuttingDown(ServiceError):
+    """The service stopped before it answered: the same request may be sent again."""
+
+
 class TimedOut(ServiceError):
     """The request's work ran past the time limit."""
 
@@ -73,6 +77,7 @@ STATUS: dict[type, int] = {
     HeadersTooLarge: 431,
     Busy: 503,
     Loading: 503,
+    ShuttingDown: 503,
     TimedOut: 504,
     Internal: 500,
 }

@@ -20,7 +20,7 @@ from typing import Callable, Optional
 
 from logicparse.errors import Errors
 
-from .errors import BadRequest, Busy, SlowClient, TimedOut, TooLarge, send_error
+from .errors import BadRequest, Busy, ShuttingDown, SlowClient, TimedOut, TooLarge, send_error
 
 __all__ = ["BodyGuard", "Busy", "TimedOut", "WorkPool"]
 
@@ -184,7 +184,7 @@ class WorkPool:
         job = _Job(texts, ids, time.monotonic() + self.timeout)
         with self._cond:
             if self._closed:
-                raise RuntimeError("the work pool is shut down")
+                raise self._shut_down()
             if self._pending >= self.capacity:
                 raise Busy(Errors.E409.format(pending=self._pending, capacity=self.capacity,
                                               retry=self.retry_after),
@@ -233,7 +233,7 @@ class WorkPool:
                     self._cond.wait()
                 if self._closed:
                     for b in active:
-                        self._end(b, error=RuntimeError("the work pool is shut down"))
+                        self._end(b, error=self._shut_down())
                     return
                 # Between every step, whatever the number of batches in turn: a request never
                 # waits for more than the step in progress.
@@ -291,6 +291,9 @@ class WorkPool:
                 job.future.set_exception(error)
             else:
                 job.future.set_result(part)
+
+    def _shut_down(self) -> ShuttingDown:
+        return ShuttingDown(Errors.E427.format(retry=self.retry_after), {"Retry-After": self.retry_after})
 
     def shutdown(self) -> None:
         with self._cond:
