@@ -1,7 +1,7 @@
 """Shard files and their readers: schema, determinism, atomic writes, pyarrow and datasets,
-manifest checks, stats and the terminal view. Documents come from ``annotate_trees`` (no parser)."""
+manifest checks and the worker's memory (stats and the terminal view: test_batch_view.py).
+Documents come from ``annotate_trees`` (no parser)."""
 
-import io
 import json
 import os
 from pathlib import Path
@@ -11,7 +11,6 @@ import pytest
 
 import logicparse
 from logicparse.batch import shards as sh
-from logicparse.batch.stats import shard_stats
 from logicparse.errors import DataFormatError, LogicparseError
 from logicparse.tokens import ARROW_SCHEMA, SCHEMA_VERSION, Document
 
@@ -157,56 +156,6 @@ def test_find_document(tmp_path):
     assert sh.find_document(tmp_path, "d1") == docs()[1]
     with pytest.raises(DataFormatError, match="No document with id 'zz'.*3 documents"):
         sh.find_document(tmp_path, "zz")
-
-
-def test_stats(tmp_path):
-    write_dir(tmp_path)
-    s = shard_stats(tmp_path)
-    d = docs()
-    assert s["documents"] == 3 and s["failed"] == 1 and s["shards"] == 2
-    assert s["sentences"] == 3
-    assert s["tokens"] == sum(len(x.tokens) for x in d)
-    assert s["relations"] == sum(len(x.relations) for x in d) == sum(s["per_relation"].values())
-    assert s["per_relation"]["negation"] == 1 and s["per_keyword"]["but"] == 1
-    labelled = sum(1 for x in d for ids in x.logic if ids)
-    assert s["labelled_token_share"] == round(labelled / s["tokens"], 4)
-    assert list(s["per_relation"]) == logicparse.RELATIONS
-
-
-def test_cli_stats_and_show(tmp_path):
-    from typer.testing import CliRunner
-
-    from logicparse.cli import _register, app
-
-    _register()
-    write_dir(tmp_path)
-    r = CliRunner().invoke(app, ["shards", "stats", str(tmp_path)])
-    assert r.exit_code == 0, r.output
-    assert json.loads(r.stdout.strip().splitlines()[-1])["documents"] == 3
-    assert "tokens with a label" in r.stdout
-    r = CliRunner().invoke(app, ["shards", "show", str(tmp_path), "--id", "d0"])
-    assert r.exit_code == 0, r.output
-    assert "negation" in r.stdout and "conditional" in r.stdout
-    assert "key   not" in r.stdout and "alpha" in r.stdout
-    r = CliRunner().invoke(app, ["shards", "show", str(tmp_path), "--id", "bad"])
-    assert "FAILED: ValueError: boom" in r.stdout
-    r = CliRunner().invoke(app, ["shards", "show", str(tmp_path), "--id", "d1", "--json"])
-    assert Document.from_dict(json.loads(r.stdout)) == docs()[1]
-    r = CliRunner().invoke(app, ["shards", "show", str(tmp_path), "--id", "nope"])
-    assert r.exit_code == 2 and "No document with id 'nope'" in r.output
-
-
-def test_show_renders_discontinuous_spans():
-    from rich.console import Console
-
-    from logicparse.batch.show import render_document, span_text
-
-    d = docs()[0]
-    neg = next(r for r in d.relations if r.relation == "negation")
-    assert " … " in span_text(d, neg.alpha)  # pa(n) minus n leaves pieces on both sides
-    buf = io.StringIO()
-    render_document(d, Console(file=buf, width=100), labels=True)
-    assert "negation:key" in buf.getvalue()
 
 
 def test_overwrite_removes_only_shards_manifest_and_temporary_files(tmp_path):
@@ -372,34 +321,3 @@ def test_manifest_with_non_ascii_paths_reads_back_under_any_locale(tmp_path):
         locale.setlocale(locale.LC_CTYPE, before)
 
 
-def test_cli_stats_header_fits_80_columns(tmp_path):
-    from typer.testing import CliRunner
-
-    from logicparse.cli import _register, app
-
-    _register()
-    out = tmp_path / "annotated" / "a-long-shard-directory-name"
-    write_dir(out, {"parser": "logicparse-minilm-v4", "senses": "logicparse-senses-minilm"})
-    r = CliRunner().invoke(app, ["shards", "stats", str(out)], env={"COLUMNS": "80"})
-    assert r.exit_code == 0, r.output
-    lines = r.stdout.splitlines()[:-1]  # the last line is the JSON object
-    # Directory, state and models each on a line of their own, none cut.
-    assert lines[0] == str(out) and lines[1] == "2 shards, complete"
-    assert any(line.split() == ["parser", "logicparse-minilm-v4"] for line in lines)
-    assert any(line.split() == ["senses", "logicparse-senses-minilm"] for line in lines)
-    assert all(len(line) <= 80 for line in lines[1:])
-
-
-def test_show_marks_keywords_in_plain_text_when_piped(tmp_path):
-    from typer.testing import CliRunner
-
-    from logicparse.cli import _register, app
-
-    _register()
-    write_dir(tmp_path)
-    # CliRunner's stdout is not a terminal, as in `logicparse shards show ... | less`.
-    r = CliRunner().invoke(app, ["shards", "show", str(tmp_path), "--id", "d0"])
-    assert "[0] I will *not* go *if* it rains ." in r.stdout
-    r = CliRunner().invoke(app, ["shards", "show", str(tmp_path), "--id", "d1"])
-    assert "[0] Cats *and* dogs play ." in r.stdout and "[1] *But* they fight ." in r.stdout
-    assert "alpha Cats" in r.stdout and "beta  dogs" in r.stdout
