@@ -25,21 +25,22 @@ def save_checkpoint(obj: dict, path: str | os.PathLike) -> None:
     os.replace(tmp, path)
 
 
-def rng_state() -> dict:
-    """The random streams a resumed run must continue: torch's CPU stream and, where CUDA is in
-    use, each GPU's (dropout draws from the GPU's stream there)."""
+def rng_state(device: str) -> dict:
+    """The random streams a resumed run must continue: torch's CPU stream and, for a run on a
+    GPU, that GPU's (dropout draws from it there)."""
     state = {"torch": torch.get_rng_state()}
-    if torch.cuda.is_available() and torch.cuda.is_initialized():
-        state["cuda"] = torch.cuda.get_rng_state_all()
+    if str(device).startswith("cuda"):
+        state["cuda"] = torch.cuda.get_rng_state(device)
     return state
 
 
-def set_rng_state(state: dict) -> None:
-    """Restore what :func:`rng_state` returned; the states are CPU byte tensors wherever the
-    run's model lives, so a checkpoint is loaded onto the CPU first."""
+def set_rng_state(state: dict, device: str) -> None:
+    """Restore what :func:`rng_state` saved, the GPU's stream onto the run's ``device`` (a run
+    saved on the CPU and resumed on a GPU keeps the GPU stream its seed gave). The states are
+    CPU byte tensors, so a checkpoint is loaded onto the CPU first."""
     torch.set_rng_state(state["torch"].cpu())
-    if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all([s.cpu() for s in state["cuda"]][:torch.cuda.device_count()])
+    if "cuda" in state and str(device).startswith("cuda"):
+        torch.cuda.set_rng_state(state["cuda"].cpu(), device)
 
 
 def load_checkpoint(path: str | os.PathLike, required: Iterable[str],

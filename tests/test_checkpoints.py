@@ -10,7 +10,7 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from logicparse.checkpoints import load_checkpoint, save_checkpoint
+from logicparse.checkpoints import load_checkpoint, rng_state, save_checkpoint, set_rng_state
 from logicparse.errors import DataFormatError
 
 PARSER_FIX = Path(__file__).parent / "fixtures" / "parser"
@@ -110,3 +110,25 @@ def test_train_resume_refuses_a_payload_checkpoint(tmp_path):
         assert err.value.code == "E523" and str(path) in str(err.value)
         assert not (path.parent / "best").exists()
     assert not marker.exists() and not os.path.exists(tmp_path / "runs" / "torch" / "best")
+
+
+def test_a_run_on_a_gpu_saves_and_restores_that_gpu_stream(monkeypatch):
+    """Dropout draws from the GPU's own stream there: ckpt.pt holds the training device's, put
+    back onto the training device as a CPU byte tensor (torch refuses one on the GPU). A run on
+    the CPU saves no GPU stream, and a CPU checkpoint resumed on a GPU restores none."""
+    saved, restored = torch.tensor([7, 8], dtype=torch.uint8), []
+    monkeypatch.setattr(torch.cuda, "get_rng_state", lambda device: saved if device == "cuda:1" else None)
+    monkeypatch.setattr(torch.cuda, "set_rng_state", lambda s, device: restored.append((s, device)))
+    state = rng_state("cuda:1")
+    assert torch.equal(state["cuda"], saved) and torch.equal(state["torch"], torch.get_rng_state())
+    set_rng_state(state, "cuda:1")
+    assert restored == [(saved, "cuda:1")] and restored[0][0].device.type == "cpu"
+    assert set(rng_state("cpu")) == {"torch"}
+    set_rng_state(rng_state("cpu"), "cuda:0")
+    assert len(restored) == 1
+    # The CPU stream itself: what is drawn after a restore is what was drawn after the save.
+    state = rng_state("cpu")
+    first = torch.rand(3)
+    set_rng_state(state, "cpu")
+    assert torch.equal(torch.rand(3), first)
+

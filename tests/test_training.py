@@ -273,10 +273,20 @@ def test_cache_goes_to_the_user_cache_never_into_the_data(tmp_path, monkeypatch)
 # --- the loop's figures, for models whose answers are known ---------------------------------
 
 
-def test_multiple_choice_accuracy_of_a_model_with_fixed_logits(tmp_path, tokenizer):
+def test_multiple_choice_accuracy_of_a_model_with_fixed_logits(tmp_path, tokenizer, monkeypatch):
     """The loop's dev accuracy and loss for a model whose logits are the same for every option:
     argmax picks option 0, so accuracy is the share of questions whose answer is option 0, and
-    the loss is log(number of options). lr=0 keeps the model as it is."""
+    the loss is log(number of options). lr=0 keeps the model as it is. The loss is taken from
+    the logits in float32, not from the model's own (bf16 under autocast): here the model's own
+    is made wrong by 1."""
+    forward = T.BertForMultipleChoice.forward
+
+    def off_by_one(self, *args, **kwargs):
+        out = forward(self, *args, **kwargs)
+        out.loss = out.loss + 1
+        return out
+
+    monkeypatch.setattr(T.BertForMultipleChoice, "forward", off_by_one)
     path = tmp_path / "m"
     tiny_bert(path, tokenizer)
     model = T.BertForMultipleChoice.from_pretrained(str(path))

@@ -1,10 +1,10 @@
 """The training loop's evaluation figures against known answers: ROUGE, the loss and multiple-choice
 accuracy (the loop itself is checked with fixed-logit models in test_training.py)."""
 
+import math
+
 import pytest
 import torch
-
-import math
 
 from logicparse.training.metrics import count_correct, mean_loss, rouge
 

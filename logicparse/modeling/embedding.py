@@ -210,8 +210,7 @@ class LogicalEmbedding(nn.Embedding):
         wl, ids = w[labelled], logic_ids[labelled]
         # The delta is a difference of two projections close to each other; under bf16 autocast
         # each would be rounded to about 0.4% of its size first, so they are computed in w's dtype.
-        exact = contextlib.nullcontext() if w.is_meta else torch.autocast(w.device.type, enabled=False)
-        with exact:
+        with _without_autocast(w.device):
             both = self._project(torch.cat([wl, wl]), torch.cat([ids, torch.zeros_like(ids)]))
         m = wl.shape[0]
         return delta.index_put((labelled,), (both[:m] - both[m:]).to(w.dtype))
@@ -289,6 +288,14 @@ class LogicalEmbedding(nn.Embedding):
                 f"activation={self.activation}, projection={self.projection_kind}, "
                 f"variant={self.variant}, vector_std={self.vector_std:g}"
                 + (f", embed_scale={self.embed_scale:g}" if self.embed_scale != 1.0 else ""))
+
+
+def _without_autocast(device: torch.device):
+    # Devices without autocast ('meta', older torch's 'mps') have nothing to turn off.
+    available = getattr(torch.amp, "is_autocast_available", lambda kind: kind in ("cpu", "cuda"))
+    if not available(device.type):
+        return contextlib.nullcontext()
+    return torch.autocast(device.type, enabled=False)
 
 
 def expected_new_parameters(n: int, n_logic: int) -> int:

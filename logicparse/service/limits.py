@@ -298,8 +298,8 @@ class WorkPool:
     def shutdown(self) -> None:
         with self._cond:
             self._closed = True
-            for job in self._jobs:
-                job.future.cancel()
+            for job in self._jobs:  # never started: answered now, the client may send it again
+                job.future.set_exception(self._shut_down())
             self._pending -= len(self._jobs)
             self._jobs.clear()
             self._cond.notify_all()

@@ -7,7 +7,7 @@ import re
 
 def mean_loss(logits, labels):
     """Mean cross-entropy in float32 over ``labels`` (-100: ignored, as Hugging Face models do):
-    under bf16 autocast a model's own loss comes out in bf16, rounded to about 0.4%, which
+    under bf16 autocast a model's own loss is rounded to bf16's precision (about 0.4%), which
     erases differences between dev losses; classes on the last axis of ``logits``."""
     import torch.nn.functional as F
 

@@ -265,7 +265,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         scheduler.load_state_dict(ckpt["scheduler"])
         step, epoch, micro_done, best = ckpt["step"], ckpt["epoch"], ckpt["micro"], ckpt["best"]
         curve, step_time = ckpt.get("curve", []), ckpt.get("step_time", 0.0)
-        set_rng_state(ckpt["rng"])
+        set_rng_state(ckpt["rng"], device)
         log({"event": "resume", "step": step, "epoch": epoch})
 
     def save_checkpoint(micro: int) -> None:
@@ -274,7 +274,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         write_checkpoint({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                           "scheduler": scheduler.state_dict(), "step": step, "epoch": epoch,
                           "micro": micro, "best": best, "curve": curve, "step_time": step_time,
-                          "config": asdict(cfg), "rng": rng_state()},
+                          "config": asdict(cfg), "rng": rng_state(device)},
                         ckpt_path)
 
     # ---- evaluation: accuracy (and each answer), or loss + ROUGE-1/2/L/Lsum of summaries ------
