@@ -319,5 +319,3 @@ def test_manifest_with_non_ascii_paths_reads_back_under_any_locale(tmp_path):
         assert sh.read_manifest(tmp_path) == manifest
     finally:
         locale.setlocale(locale.LC_CTYPE, before)
-
-

@@ -1,4 +1,4 @@
-"""What a user reads of a finished run: ``logicparse stats`` and ``logicparse show``, their tables
+"""What a user reads of a finished run: ``logicparse shards stats`` and ``logicparse shards show``, their tables
 and terminal views. Shards come from ``annotate_trees`` (no parser), as in test_batch_shards."""
 
 import io
