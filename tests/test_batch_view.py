@@ -1,5 +1,6 @@
-"""What a user reads of a finished run: ``logicparse shards stats`` and ``logicparse shards show``, their tables
-and terminal views. Shards come from ``annotate_trees`` (no parser), as in test_batch_shards."""
+"""What a user reads of a finished run: ``logicparse shards stats`` and ``logicparse shards show``,
+their tables and terminal views. Shards come from ``annotate_trees`` (no parser), as in
+test_batch_shards.py."""
 
 import io
 import json
