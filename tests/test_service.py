@@ -250,7 +250,7 @@ def test_status_table_is_the_one_place_for_statuses():
     expected = {se.BadRequest: 400, InputTextError: 400, se.NotFound: 404,
                 se.MethodNotAllowed: 405, se.SlowClient: 408, se.TooLarge: 413,
                 se.HeadersTooLarge: 431, se.Busy: 503,
-                se.Loading: 503, se.TimedOut: 504, se.Internal: 500}
+                se.Loading: 503, se.ShuttingDown: 503, se.TimedOut: 504, se.Internal: 500}
     assert se.STATUS == expected
     status, body, headers = se.error_body(se.Busy("[E409] full", {"Retry-After": 2}))
     assert status == 503 and json.loads(body) == {"detail": "[E409] full", "code": "E409"}
