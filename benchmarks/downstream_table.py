@@ -16,6 +16,7 @@ without running anything.
 
 Sources: none (the plain model), paper (the paper's literal labels), default (the annotator's
 labels), shuffled (default's labels permuted over each text's tokens: the control for positions),
+random (default's labelled tokens with label ids drawn at random: the control for which label),
 all-e (the logical layer fed no labels: the control for the layer). Every run records a fingerprint
 of the labels it was fed and of the test texts' annotation; runs whose annotation is not today's are
 named and left out of the table.
@@ -40,9 +41,11 @@ from logicparse.errors import DataFormatError, Errors  # noqa: E402
 from logicparse.training import compare as C  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-ORDER = ("none", "paper", "default", "shuffled", "all-e")
-PAIRS = (("default", "none"), ("default", "shuffled"), ("default", "all-e"), ("paper", "none"),
-         ("default", "paper"), ("shuffled", "none"), ("all-e", "none"))
+ORDER = ("none", "paper", "default", "shuffled", "random", "all-e")
+PAIRS = (("default", "none"), ("default", "shuffled"), ("default", "random"), ("default", "all-e"),
+         ("paper", "none"), ("default", "paper"), ("shuffled", "none"), ("random", "none"),
+         ("all-e", "none"))
+ABLATIONS = ("shuffled", "random", "all-e")
 # Test pairs grouped by the relations the annotator (default source) finds in premise or hypothesis.
 GROUPS = {"disjunction": {"disjunction"}, "negation": {"negation"},
           "adversative/comparative": {"adversative", "comparative"}}
@@ -94,7 +97,7 @@ def run_cell(args, logic: str, seed: int, rows: list[dict]) -> dict:
     result = train(cfg)
     same = [r["step_seconds"] for r in rows if r["logic"] == "none" and r.get("step_seconds")
             and cell_key(r)[3:] == protocol(args)]
-    ablations = {f"test_{a}_{k}": result[f"test_{a}"][v] for a in ("shuffled", "all-e")
+    ablations = {f"test_{a}_{k}": result[f"test_{a}"][v] for a in ABLATIONS
                  if f"test_{a}" in result for k, v in (("accuracy", "accuracy"),
                                                       ("predictions", "predictions"))}
     return {"task": args.task, "logic": logic, "seed": seed, "train_size": args.train_size,
@@ -135,7 +138,22 @@ def test_groups(args) -> tuple[list[int], dict[str, np.ndarray]]:
     present = [{r.relation for t in ex.texts() for r in labels[t].relations} for ex in test]
     masks = {g: np.array([bool(p & rels) for p in present]) for g, rels in GROUPS.items()}
     masks["none of these"] = ~np.any(np.stack(list(masks.values())), axis=0)
+    if args.task == "pararule-balanced":
+        masks.update(statement_groups(files["test"]))
     return [ex.label for ex in test], masks
+
+
+def statement_groups(path: str) -> dict[str, np.ndarray]:
+    """Masks of the re-balanced PARARULE-Plus test statements by depth and by negation, from the
+    ``meta`` the build wrote (in the reader's order: contexts, then their questions)."""
+    from logicparse.training.pararule import read_rows
+
+    meta = [q["meta"] for r in read_rows(path) for q in r["questions"]]
+    out = {f"depth {d}": np.array([m["QDep"] == d for m in meta])
+           for d in sorted({m["QDep"] for m in meta})}
+    out["negated"] = np.array([bool(m["negated"]) for m in meta])
+    out["not negated"] = ~out["negated"]
+    return out
 
 
 _DIGESTS: dict = {}
@@ -143,12 +161,12 @@ _DIGESTS: dict = {}
 
 def todays_digest(args, row: dict) -> str:
     """The fingerprint of the labels a run of ``row``'s source and seed would be fed today (the
-    texts it reads, from today's annotation); ``shuffled`` depends on the seed, the others not."""
+    texts it reads, from today's annotation); ``shuffled`` and ``random`` depend on the seed."""
     from logicparse.training import TrainConfig
     from logicparse.training.labels import digest, labels_for, texts_of
     from logicparse.training.train import read_splits
 
-    key = (row["logic"], row["seed"] if row["logic"] == "shuffled" else None)
+    key = (row["logic"], row["seed"] if row["logic"] in ("shuffled", "random") else None)
     if key not in _DIGESTS:
         cfg = TrainConfig(task=args.task, data=args.data, logic=row["logic"], seed=row["seed"],
                           train_size=args.train_size, dev_size=args.dev_size)
@@ -230,7 +248,7 @@ def report(args, rows: list[dict]) -> dict:
     print("\n| test-time ablation: own labels minus | source | seeds | mean | t 95% over seeds |")
     print("|---|---|---|---|---|")
     for s, rs in by.items():
-        for a in ("shuffled", "all-e"):
+        for a in ABLATIONS:
             drops = [r["test_accuracy"] - r[f"test_{a}_accuracy"] for r in rs
                      if f"test_{a}_accuracy" in r]
             if drops:

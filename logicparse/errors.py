@@ -305,6 +305,8 @@ class Errors(metaclass=_WithCodes):
             "{retry} s: another worker, or the service once restarted, will answer it.")
 
     # --- E5xx: modeling and training --------------------------------------------------------
+    W501 = ("A logicalized model was called without logic_ids: it computes {same}, and says so "
+            "once. Pass logic_ids (LogicAligner, LogicDataCollator) to feed it its labels.")
     E501 = ("logic_ids has shape {got}, but the input ids have shape {ids}: logic_ids must be "
             "[*input_ids.shape, K] (ids 0-34, 0 = E). Build them with logicparse.modeling.LogicAligner.")
     E502 = ("logic_ids were given but the logical embedding never ran (were inputs_embeds passed "
@@ -372,5 +374,10 @@ class Errors(metaclass=_WithCodes):
             "(Annotator.pipe) rather than editing offsets.")
     E535 = ("{where}: document {id!r} has {field} {what}; it must be {want}. Pass a Document (or "
             "its dict, or its JSON) as Annotator.pipe or `logicparse annotate` makes it.")
+    E536 = ("{where}: the sentence {sentence!r} is outside the grammar of PARARULE-Plus contexts that "
+            "the reasoner reads (facts 'X is A.', 'X sees Y.'; rules 'If someone is A [and not B] then "
+            "they are C.', 'All A people are B.'). Remove the context or extend the reasoner.")
+    E537 = ("{where}: the reasoner cannot give this context one closed-world reading: {reason}. "
+            "Leave the context out of the re-balanced set.")
     E531 = ("Results file {path}, line {line}, is damaged ({reason}). It was not changed: mend or "
             "delete that line (each line is one finished run), then run the table again.")

@@ -330,3 +330,51 @@ def test_real_minilm_multiple_choice():
     lab = torch.zeros(*batch["input_ids"].shape, 3, dtype=torch.long)
     lab[..., 6, 0] = 27  # "because": causal:key
     assert not torch.allclose(model(**batch).logits, model(**batch, logic_ids=lab).logits)
+
+
+def test_a_seq2seq_models_generate_reads_its_labels():
+    """Scores of every generated step move with the labels, and are those of a decoder reading
+    the encoder run with the labels: generate does not drop them."""
+    model = tiny("bart", T.AutoModelForSeq2SeqLM)
+    logicalize(model, k=2, vector_std=0.5)
+    x = ids((2, 8))
+    lab = labels((2, 8), 2)
+    kw = dict(max_new_tokens=4, num_beams=1, do_sample=False, output_scores=True,
+              return_dict_in_generate=True)
+    with_labels = model.generate(input_ids=x, logic_ids=lab, **kw)
+    other = model.generate(input_ids=x, logic_ids=labels((2, 8), 2, seed=7), **kw)
+    with pytest.warns(UserWarning, match=r"\[W501\]"):
+        without = model.generate(input_ids=x, **kw)
+    for a, b in ((with_labels, without), (with_labels, other)):
+        assert not torch.allclose(torch.stack(a.scores), torch.stack(b.scores))
+    with model.model.encoder.embed_tokens.labels(lab):
+        encoded = model.model.encoder(input_ids=x)
+    direct = model.generate(input_ids=x, encoder_outputs=encoded, **kw)
+    torch.testing.assert_close(torch.stack(direct.scores), torch.stack(with_labels.scores))
+
+
+def test_labels_transposed_to_as_many_positions_are_refused():
+    emb = LogicalEmbedding(30, 6, n_logic=4, k=3)
+    with pytest.raises(ValueError) as e:
+        emb(ids((2, 8), 30), labels((8, 2), 3))  # [seq, batch, K] for ids [batch, seq]
+    assert e.value.code == "E501" and "(8, 2, 3)" in str(e.value) and "(2, 8)" in str(e.value)
+    with pytest.raises(ValueError, match=r"\[E501\]"):
+        emb(ids((6, 8), 30), labels((3, 8, 2), 3))  # choices and seq swapped
+    # Multiple choice: [batch, choices, seq, K] labels for the flattened [batch*choices, seq] ids.
+    flat = emb(ids((6, 8), 30), labels((2, 3, 8), 3).reshape(6, 8, 3))
+    torch.testing.assert_close(emb(ids((6, 8), 30), labels((2, 3, 8), 3)), flat)
+
+
+def test_a_call_without_labels_says_once_that_it_runs_as_the_plain_model(recwarn):
+    model = tiny("bert", T.AutoModelForSequenceClassification)
+    logicalize(model, k=2)
+    x = ids((2, 6))
+    model(input_ids=x, logic_ids=labels((2, 6), 2))
+    assert not [w for w in recwarn if "W501" in str(w.message)]
+    model(input_ids=x)
+    model(input_ids=x)
+    said = [str(w.message) for w in recwarn if "W501" in str(w.message)]
+    assert len(said) == 1 and "exactly the plain model" in said[0] and "LogicAligner" in said[0]
+    paper = logicalize(tiny("bert", T.AutoModelForSequenceClassification), k=2, variant="paper")
+    with pytest.warns(UserWarning, match=r"\[W501\].*the E label on every token"):
+        paper(input_ids=x)

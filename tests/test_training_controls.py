@@ -52,7 +52,7 @@ def test_all_e_trains_exactly_the_plain_model_with_the_centered_layer(tmp_path, 
 
 def test_a_logical_run_reports_ablations_fingerprints_and_the_label_share(tmp_path, tokenizer, shards):
     result = run(tmp_path, tokenizer, shards, "default")
-    for a in ("shuffled", "all-e"):
+    for a in ("shuffled", "random", "all-e"):
         assert len(result[f"test_{a}"]["predictions"]) == 6
         assert 0 <= result[f"test_{a}"]["accuracy"] <= 1
     share = result["label_share"]
@@ -61,8 +61,9 @@ def test_a_logical_run_reports_ablations_fingerprints_and_the_label_share(tmp_pa
     texts = texts_of(read_conjnli(str(CONJ / "conj_dev.tsv")))
     labels = labels_for(texts, str(shards), "x", annotate=False)
     assert result["test_annotation_sha"] == digest(labels, texts)
-    assert "test_all-e" in run(tmp_path, tokenizer, shards, "shuffled")
-    assert "test_shuffled" not in run(tmp_path, tokenizer, shards, "shuffled")
+    shuffled = run(tmp_path, tokenizer, shards, "shuffled")
+    assert "test_all-e" in shuffled and "test_random" in shuffled and "test_shuffled" not in shuffled
+    assert "test_random" not in run(tmp_path, tokenizer, shards, "random")
     assert "test_shuffled" not in run(tmp_path, tokenizer, shards, "none")
 
 

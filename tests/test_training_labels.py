@@ -211,6 +211,8 @@ def test_labels_for_feeds_each_source(tmp_path):
         doc, 0).logic == transform(doc, "shuffled").logic
     assert labels_for([t], str(tmp_path), "x", "shuffled", seed=5, **kw)[t].logic == \
         shuffle_labels(doc, 5).logic == transform(doc, "shuffled", 5).logic
+    assert labels_for([t], str(tmp_path), "x", "random", seed=2, **kw)[t].logic == \
+        L.random_labels(doc, 2).logic == transform(doc, "random", 2).logic
     all_e = labels_for([t], str(tmp_path), "x", "all-e", **kw)[t]
     assert (all_e.logic, all_e.relations, all_e.tokens) == ([[]] * 9, [], doc.tokens)
     assert transform(doc, "default") is doc
@@ -225,7 +227,7 @@ def test_an_unknown_label_source_is_refused_naming_every_source():
     with pytest.raises(DataFormatError) as e:
         L.check_source("all_e")
     assert str(e.value) == ("[E506] Unknown label source 'all_e'. "
-                            "Options: none, paper, default, shuffled, all-e.")
+                            "Options: none, paper, default, shuffled, random, all-e.")
 
 
 def test_load_labels_skips_unfinished_runs_and_checks_what_it_reads(tmp_path, caplog):
@@ -294,3 +296,20 @@ def test_a_text_without_labels_is_named_by_its_id_and_first_60_characters(tmp_pa
         labels_for([TEXTS[1], long], str(tmp_path), "x", annotate=False)
     assert len(long) > 61 and str(e.value) == Errors.E514.format(
         where=tmp_path, id=text_id(long), text=long[:60])
+
+
+def test_random_labels_keep_the_labelled_tokens_and_draw_which_label():
+    doc = dataclasses.replace(SHUFFLE, relations=[Relation(
+        keyword="so", relation="causal", category="C", sentence=0, depth=1, key=[[3, 4]],
+        alpha=[[0, 2]], beta=[[4, 8]])])
+    drawn = L.random_labels(doc, 0)
+    assert [len(r) for r in drawn.logic] == [len(r) for r in doc.logic]  # same places, same depth
+    ids = [v for r in drawn.logic for v in r]
+    assert ids and all(1 <= v <= 34 for v in ids) and drawn.relations == []
+    assert drawn.logic != doc.logic and drawn.tokens == doc.tokens
+    assert L.random_labels(doc, 0).logic == drawn.logic != L.random_labels(doc, 1).logic
+    assert drawn.logic != shuffle_labels(doc, 0).logic
+    # Over many texts every label that is not E is drawn, and about equally often.
+    counts = np.bincount([v for i in range(300) for r in L.random_labels(
+        dataclasses.replace(doc, text=f"{doc.text} {i}"), 0).logic for v in r], minlength=35)
+    assert counts[0] == 0 and counts[1:].min() > 0.5 * counts[1:].mean()

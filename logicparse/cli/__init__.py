@@ -62,7 +62,7 @@ def _options(ctx: typer.Context,
 
 
 # One module per command group; each adds its commands or sub-app to `app`.
-_GROUPS = ("annotate", "serve", "parser", "senses", "keywords", "mapping", "shards", "train")
+_GROUPS = ("annotate", "serve", "parser", "senses", "keywords", "mapping", "shards", "train", "tasks")
 
 
 def _register() -> None:

@@ -19,6 +19,7 @@ class TaskName(str, Enum):
     dialogsum = "dialogsum"
     conjnli = "conjnli"
     pararule = "pararule"
+    pararule_balanced = "pararule-balanced"
 
 
 class LogicSource(str, Enum):
@@ -26,6 +27,7 @@ class LogicSource(str, Enum):
     paper = "paper"
     default = "default"
     shuffled = "shuffled"
+    random = "random"
     all_e = "all-e"
 
 
@@ -40,7 +42,9 @@ def train(
                                   "(AutoModelForSeq2SeqLM, e.g. BART); conjnli: sentence-pair "
                                   "inference, 3 classes (AutoModelForSequenceClassification); pararule: "
                                   "PARARULE-Plus, a context and a statement, true or false (the "
-                                  "same, 2 classes)."),
+                                  "same, 2 classes); pararule-balanced: PARARULE-Plus re-balanced so that no "
+                                  "single word gives the answer (built by `logicparse tasks "
+                                  "pararule-balanced`)."),
     model: str = typer.Option("all-MiniLM-L6-v2", "--model", help="Local Hugging Face model "
                               "directory (or a logical checkpoint saved by this command). "
                               "'all-MiniLM-L6-v2' is the bundled MiniLM encoder."),
@@ -60,7 +64,9 @@ def train(
                                       "default: the annotator's labels (keyword decisions, default "
                                       "mapping); paper: the paper's literal labels (Algorithm 1, "
                                       "lexicon senses); shuffled: the control, default's labels "
-                                      "permuted over each text's tokens; all-e: the logical layer "
+                                      "permuted over each text's tokens (the control for where labels "
+                                      "sit); random: the same labelled tokens with label ids drawn "
+                                      "at random (the control for which label); all-e: the logical layer "
                                       "fed no labels; none: the plain model."),
     layer: Layer = typer.Option(Layer.centered, "--layer", help="The logical layer. centered: "
                                 "tokens without labels keep their pretrained embedding and a "

@@ -243,10 +243,7 @@ class LogicalEmbedding(nn.Embedding):
         if logic_ids.is_floating_point() or logic_ids.is_complex() or logic_ids.dtype == torch.bool:
             raise ModelingError(Errors.E509.format(dtype=str(logic_ids.dtype).replace("torch.", "")))
         shape = tuple(logic_ids.shape)
-        # A different leading shape with as many positions is AutoModelForMultipleChoice's
-        # [batch, choices, seq] against its flattened ids: reshaped by the caller.
-        if logic_ids.dim() == 0 or (shape[:-1] != tuple(lead)
-                                    and logic_ids.shape[:-1].numel() != lead.numel()):
+        if logic_ids.dim() == 0 or not (shape[:-1] == tuple(lead) or _flattened(shape[:-1], lead)):
             raise ModelingError(Errors.E501.format(got=shape, ids=tuple(lead)))
         if shape[-1] != self.k:
             raise ModelingError(Errors.E508.format(got=shape, depth=shape[-1], k=self.k))
@@ -288,6 +285,15 @@ class LogicalEmbedding(nn.Embedding):
                 f"activation={self.activation}, projection={self.projection_kind}, "
                 f"variant={self.variant}, vector_std={self.vector_std:g}"
                 + (f", embed_scale={self.embed_scale:g}" if self.embed_scale != 1.0 else ""))
+
+
+def _flattened(positions: tuple, lead: torch.Size) -> bool:
+    """AutoModelForMultipleChoice's [batch, choices, seq] labels against its flattened
+    [batch * choices, seq] ids: the one other shape whose positions line up (the caller reshapes).
+    Any other shape of as many positions (a transposed [seq, batch]) would put labels on the
+    wrong tokens."""
+    return (len(positions) == len(lead) + 1 and len(lead) >= 2 and positions[2:] == tuple(lead[1:])
+            and positions[0] * positions[1] == lead[0])
 
 
 def _without_autocast(device: torch.device):

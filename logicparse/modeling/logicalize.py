@@ -17,6 +17,7 @@ import functools
 import glob
 import inspect
 import os
+import warnings
 from typing import Optional
 
 import torch
@@ -26,6 +27,10 @@ from ..errors import Errors, ModelLoadError, ModelingError
 from .embedding import LogicalEmbedding
 
 CONFIG_KEY = "logicparse"
+
+
+class NoLabelsWarning(UserWarning):
+    """A logicalized model ran without ``logic_ids`` (said once per model)."""
 
 
 def _embedding_slot(model: nn.Module) -> tuple[nn.Module, str]:
@@ -57,7 +62,8 @@ def logicalize(model: nn.Module, n_logic: Optional[int] = None, k: int = 3,
     depth, the number of projection layers (labels past K are cut, the shallowest kept).
     ``projection="mlp"`` is footnote 4's perceptron variant. ``variant="centered"`` (default)
     leaves tokens without labels at their pretrained embedding and draws the 35 vectors at
-    ``vector_std`` (0.5); ``variant="paper"`` is the paper's layer as printed (every token gets
+    ``vector_std`` (default: the model's initializer scale, 0.02 for BERT-like models);
+    ``variant="paper"`` is the paper's layer as printed (every token gets
     u^K, all new parameters at the model's initializer scale). ``seed`` seeds the new parameters'
     own generator (default: torch's last seed; torch's global stream is never drawn from). After this call
     ``model(input_ids=..., logic_ids=...)`` works with ``logic_ids`` of shape
@@ -114,6 +120,10 @@ def _accept_logic_ids(model: nn.Module, emb: LogicalEmbedding) -> None:
     @functools.wraps(forward)
     def logical_forward(*args, logic_ids: Optional[torch.Tensor] = None, **kwargs):
         if logic_ids is None:
+            # Inside generate the labels are the embedding's already, and decoding steps that
+            # reuse the encoder's outputs run no embedding with labels at all.
+            if emb._labels is None and kwargs.get("encoder_outputs") is None:
+                _runs_without_labels(model, emb)
             return forward(*args, **kwargs)
         with emb.labels(logic_ids):
             out = forward(*args, **kwargs)
@@ -129,11 +139,24 @@ def _accept_logic_ids(model: nn.Module, emb: LogicalEmbedding) -> None:
     if generate is not None and getattr(model.config, "is_encoder_decoder", False):
         @functools.wraps(generate)
         def logical_generate(*args, logic_ids: Optional[torch.Tensor] = None, **kwargs):
+            if logic_ids is None:
+                _runs_without_labels(model, emb)
             # The encoder runs once, before beams are expanded, with the labels of the inputs.
             with emb.labels(logic_ids):
                 return generate(*args, **kwargs)
 
         model.generate = logical_generate
+
+
+def _runs_without_labels(model: nn.Module, emb: LogicalEmbedding) -> None:
+    """Says once per model that a call without ``logic_ids`` feeds every token E: a forgotten
+    argument (a collator that drops the column, Trainer's remove_unused_columns) would otherwise
+    train or score the model without its labels and say nothing."""
+    if getattr(model, "_logicparse_warned_no_labels", False):
+        return
+    model._logicparse_warned_no_labels = True
+    same = "exactly the plain model" if emb.variant == "centered" else "the E label on every token"
+    warnings.warn(Errors.W501.format(same=same), NoLabelsWarning, stacklevel=3)
 
 
 def _with_logic_ids(fn) -> inspect.Signature:

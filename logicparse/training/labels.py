@@ -14,6 +14,9 @@ The label source says which labels a logical model is fed:
 * ``shuffled``: the control: ``default``'s labels moved to the wrong tokens. Each text keeps its
   number of labelled tokens and its label frequencies (its label rows are permuted, seeded), so a
   model fed them gets the same amount of logic signal in the wrong places.
+* ``random``: the control for *which* label: ``default``'s labelled tokens keep their places and
+  their number of labels, and each label id is drawn uniformly (seeded) from the 34 that are not E.
+  Against ``shuffled`` (right labels, wrong places) it separates "where" from "which".
 * ``all-e``: the logical layer fed no labels (every layer E): the control for the layer itself.
   With the centered layer it computes exactly what the plain model computes;
 * ``none``: no labels (the plain model); nothing is annotated.
@@ -39,9 +42,9 @@ from ..tokens import Document
 
 log = logging.getLogger(__name__)
 
-SOURCES = ("none", "paper", "default", "shuffled", "all-e")
+SOURCES = ("none", "paper", "default", "shuffled", "random", "all-e")
 # Test-time ablations: a trained logical model is also evaluated with its labels replaced by these.
-ABLATIONS = ("shuffled", "all-e")
+ABLATIONS = ("shuffled", "random", "all-e")
 
 
 def check_source(source: str) -> str:
@@ -194,6 +197,8 @@ def transform(doc: Document, source: str, seed: int = 0, where: str = "shards") 
         return paper_labels(doc, where)
     if source == "shuffled":
         return shuffle_labels(doc, seed)
+    if source == "random":
+        return random_labels(doc, seed)
     if source == "all-e":
         return dataclasses.replace(doc, logic=[[] for _ in doc.logic], relations=[])
     return doc
@@ -238,3 +243,16 @@ def shuffle_labels(doc: Document, seed: int = 0) -> Document:
         if shuffled != rows or len({tuple(r) for r in rows}) < 2:
             break
     return dataclasses.replace(doc, logic=shuffled, relations=[])
+
+
+def random_labels(doc: Document, seed: int = 0) -> Document:
+    """``doc`` with every label id redrawn uniformly from the labels that are not E (seeded by
+    ``seed`` and the text): each token keeps its number of labels, so the labelled positions and
+    the amount of signal are ``doc``'s, and only which label each carries is random. Relations
+    are dropped, since they no longer describe the labels."""
+    from ..taxonomy import LABELS
+
+    key = int(text_id(doc.text or " ".join(doc.tokens)), 16) % 2**32
+    rng = np.random.default_rng([seed, key, 1])  # not the stream shuffle_labels draws
+    rows = [[int(v) for v in rng.integers(1, len(LABELS), size=len(r))] for r in doc.logic]
+    return dataclasses.replace(doc, logic=rows, relations=[])

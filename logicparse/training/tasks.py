@@ -270,6 +270,11 @@ TASKS = {
     "pararule": Task("pararule", PAIR, read_pararule,
                      {"train": "depth2_dev.jsonl", "test": "depth2_test.jsonl"},
                      classes=PARARULE_CLASSES, carve_dev=1000),
+    # Statements whose truth no single word gives away, built from the same files by
+    # `logicparse tasks pararule-balanced DATA` (training/pararule.py) into DATA/balanced/.
+    "pararule-balanced": Task("pararule-balanced", PAIR, read_pararule,
+                              {"train": "balanced/train.jsonl", "dev": "balanced/dev.jsonl",
+                               "test": "balanced/test.jsonl"}, classes=PARARULE_CLASSES),
 }
 
 

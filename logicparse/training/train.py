@@ -214,7 +214,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         aligner.max_length = max_len
     data = {s: [encode(ex) for ex in tqdm(exs, desc=f"encode {s}", disable=not tty)]
             for s, exs in splits.items()}
-    # Test-time ablations: the same test examples with the labels shuffled, or none (all E).
+    # Test-time ablations: the same test examples with the labels shuffled, redrawn, or none (all E).
     ablations = [a for a in L.ABLATIONS if logical and a != cfg.logic and "test" in splits]
     for a in ablations:
         swapped = {t: L.transform(d, a, cfg.seed) for t, d in labels.items()}
