@@ -174,3 +174,58 @@ def test_best_single_word_counts_presence_and_absence():
     rows = [{"questions": [{"text": t, "label": y} for t, y in said]}]
     assert best_single_word(rows) == ("x", 5 / 6)  # majority alone: 4 / 6
     assert np.isclose(best_single_word([{"questions": [{"text": "A is x.", "label": "true"}]}])[1], 1.0)
+
+
+def test_the_table_reports_depth_and_negation_and_the_random_control(tmp_path, capsys):
+    """Known answers through benchmarks/downstream_table.py --report: default right on every test
+    statement, random right on the true ones, none on none of the negated ones."""
+    import importlib.util
+
+    from test_training import FlatAnnotator
+
+    from logicparse.training import TrainConfig
+    from logicparse.training.labels import annotate_missing, digest, labels_for, texts_of
+    from logicparse.training.train import read_splits
+
+    data = tmp_path / "pararule_plus"
+    data.mkdir()
+    for name in ("depth2_dev.jsonl", "depth2_test.jsonl"):
+        (data / name).write_bytes((PARA / name).read_bytes())
+    build_balanced(str(data), sizes=(24, 8, 12), seed=1)
+    spec = importlib.util.spec_from_file_location(
+        "downstream_table", Path(__file__).parents[1] / "benchmarks" / "downstream_table.py")
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    cfg = TrainConfig(task="pararule-balanced", data=str(data), train_size=24, dev_size=0)
+    _, files, splits = read_splits(cfg)
+    texts = texts_of(ex for exs in splits.values() for ex in exs)
+    annotate_missing(texts, tmp_path / "s", annotator=FlatAnnotator())
+    meta = [q["meta"] for r in read_rows(files["test"]) for q in r["questions"]]
+    gold = [ex.label for ex in splits["test"]]
+    rows = []
+    for logic, predictions in (("none", [1 - g if m["negated"] else g for g, m in zip(gold, meta)]),
+                               ("default", gold), ("random", [1] * 12)):
+        sha = None if logic == "none" else digest(
+            labels_for(texts, str(tmp_path / "s"), "x", source=logic, seed=0, annotate=False), texts)
+        rows.append({"task": "pararule-balanced", "logic": logic, "seed": 0, "train_size": 24,
+                     "epochs": 1, "lr": 1e-4, "layer": "centered", "logic_lr": None,
+                     "labels_sha": sha, "best_epoch": 0, "dev_accuracy": 0.5,
+                     "test_accuracy": float(np.mean(np.array(predictions) == gold)), "steps": 1,
+                     "seconds": 1.0, "step_ratio": None, "step_seconds": 0.1, "dev_curve": [0.5],
+                     "test_predictions": predictions,
+                     **({"test_random_accuracy": 0.75} if logic == "default" else {})})
+    results = tmp_path / "r.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    argv = ["--task", "pararule-balanced", "--data", str(data), "--seeds", "0", "--train-size",
+            "24", "--dev-size", "0", "--epochs", "1", "--results", str(results), "--shards",
+            str(tmp_path / "s"), "--report"]
+    assert table.main(argv) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["stale"] == []
+    groups = summary["groups"]
+    assert groups["negated"]["n"] == groups["not negated"]["n"] == 6
+    assert [groups[f"depth {d}"]["n"] for d in "012"] == [4, 4, 4]
+    assert groups["negated"]["none"][0] == 0.0 and groups["not negated"]["none"][0] == 1.0
+    assert groups["negated"]["default"][0] == 1.0
+    assert summary["differences"]["default-random"]["mean"] == pytest.approx(0.5)
+    assert summary["ablations"]["default-random"]["mean"] == pytest.approx(0.25)
