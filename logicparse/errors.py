@@ -244,6 +244,9 @@ class Errors(metaclass=_WithCodes):
             "--overwrite to annotate everything again, or restore the file.")
     E343 = ("{path} is in use by another `logicparse annotate` run (pid {pid}). Wait for it to end "
             "(or stop it), or choose another --out.")
+    E344 = ("Ray {version} gave the local instance the address {address}, not loopback: its servers "
+            "would run code for anyone who reaches them, so it was stopped. Use --engine local, or "
+            "start Ray on a firewalled network yourself and pass --ray-address.")
     W310 = "Shard {file} does not match manifest.json ({reason}): annotating it again."
     W311 = ("{n} document ids occur more than once (first: {examples}). Every record still gets "
             "its row, but `logicparse shards show --id` finds only the first: give each record a "

@@ -1,15 +1,20 @@
 """`--engine ray` on a local Ray instance with 2 CPUs gives the same rows (and shard bytes) as the
-local engine. One test: starting Ray is slow."""
+local engine, and a local instance listens on loopback only. Few tests: starting Ray is slow."""
 
+import ipaddress
+import os
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from logicparse.batch import read_manifest, read_shards
+from logicparse.batch.raydata import RayEngine
+from logicparse.batch.worker import Chunk, WorkerSpec
 from logicparse.cli import _register, app
 
-CORPUS = Path(__file__).parent / "fixtures" / "batch" / "corpus"
+FIX = Path(__file__).parent / "fixtures" / "batch"
+CORPUS = FIX / "corpus"
 
 
 @pytest.mark.slow
@@ -32,3 +37,80 @@ def test_ray_engine_rows_equal_the_local_engines(tmp_path):
     assert [s["sha256"] for s in mr["shards"]] == [s["sha256"] for s in ml["shards"]]
     assert mr["run"]["engine"] == "ray" and "ray" in mr["versions"]
     assert mr["parser"] == ml["parser"] and mr["failed"] == 0
+
+
+def _loopback(ip: str) -> bool:
+    a = ipaddress.ip_address(ip)
+    # A dual-stack socket bound to 127.0.0.1 shows as ::ffff:127.0.0.1.
+    return a.is_loopback or bool(getattr(a, "ipv4_mapped", None) and a.ipv4_mapped.is_loopback)
+
+
+def _listening(procs) -> list:
+    import psutil
+
+    out = []
+    for p in procs:
+        try:
+            out += [(p.pid, p.name(), c.laddr.ip, c.laddr.port)
+                    for c in p.net_connections(kind="tcp") if c.status == psutil.CONN_LISTEN]
+        except psutil.Error:  # a worker that ended while being read
+            pass
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_local_ray_listens_on_loopback_only(monkeypatch):
+    """Ray runs code for whoever reaches its ports: a one-machine run must not open any beyond
+    loopback (GCS, raylet, the driver's and every worker's gRPC server)."""
+    import psutil
+    import ray
+
+    assert not ray.is_initialized()
+    # The fake pipeline, found by the Ray workers (they inherit the environment, not sys.path).
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(FIX), os.environ.get(
+        "PYTHONPATH")])))
+    engine = RayEngine(WorkerSpec(senses=None, factory="fake_pipeline:flat"), workers=1)
+    try:
+        (result,) = engine.run([Chunk(0, 0, ("a",), ("We stay because it rains.",))])
+        assert result.table.column("id").to_pylist() == ["a"]
+
+        @ray.remote(num_cpus=0)
+        class Alive:  # a worker that is certainly up while the sockets are read
+            def pid(self):
+                return os.getpid()
+
+        alive = Alive.remote()  # kept: an actor whose handle is dropped is stopped
+        worker = ray.get(alive.pid.remote())
+        me = psutil.Process()
+        listening = _listening([me, *me.children(recursive=True)])
+        names = {name for _, name, _, _ in listening}
+        assert {"gcs_server", "raylet"} <= names, listening
+        assert worker in {pid for pid, _, _, _ in listening}, listening
+        exposed = [x for x in listening if not _loopback(x[2])]
+        assert not exposed, f"listening beyond loopback: {exposed}"
+    finally:
+        engine.close()
+    assert not ray.is_initialized()
+
+
+def test_a_local_ray_that_takes_another_address_is_stopped():
+    """Should a Ray version give the local node the machine's address anyway, the instance is
+    shut down before any work reaches it, and the user is told why (E344)."""
+    from types import SimpleNamespace
+
+    from ray._private import ray_constants
+
+    from logicparse.batch.raydata import _start_on_loopback
+    from logicparse.errors import LogicparseError
+
+    calls, before = [], ray_constants.ENABLE_RAY_CLUSTER
+    fake = SimpleNamespace(
+        init=lambda **kw: calls.append(("init", kw["_node_ip_address"],
+                                        ray_constants.ENABLE_RAY_CLUSTER)),
+        shutdown=lambda: calls.append(("shutdown",)), __version__="9.9",
+        util=SimpleNamespace(get_node_ip_address=lambda: "192.0.2.7"))
+    with pytest.raises(LogicparseError, match=r"^\[E344\] Ray 9\.9 .* 192\.0\.2\.7"):
+        _start_on_loopback(fake, 1)
+    assert calls == [("init", "127.0.0.1", False), ("shutdown",)]
+    assert ray_constants.ENABLE_RAY_CLUSTER == before

@@ -5,11 +5,13 @@ so a document is parsed in the same company as with the local engine and the row
 identical. Every actor loads the models once (``ChunkAnnotator``) and returns the chunk's
 Documents as an Arrow table; the driver assembles and writes the shards with the same code as the
 local engine, so the shard format and manifest are the same. ``address=None`` starts a local Ray
-instance with ``workers`` CPUs; ``"auto"`` or ``ray://host:10001`` joins an existing cluster.
+instance with ``workers`` CPUs whose servers listen on loopback only; ``"auto"`` or
+``ray://host:10001`` joins an existing cluster.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 from typing import Iterable, Iterator, Optional
 
@@ -22,6 +24,7 @@ logger = logging.getLogger(__name__)
 
 _POS = ("__shard", "__start")
 _STATS = "__"  # prefix of the WorkerStats columns
+_LOOPBACK = "127.0.0.1"
 
 
 class _Actor:
@@ -61,9 +64,10 @@ class RayEngine:
             if self.address:
                 ray.init(address=self.address, log_to_driver=False)
             else:
-                ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False,
-                         configure_logging=False)
+                _start_on_loopback(ray, self.workers)
                 self._started_here = True
+        except LogicparseError:
+            raise
         except Exception as e:  # noqa: BLE001 - connection and start-up errors of all kinds
             raise LogicparseError(Errors.E318.format(reason=f"{type(e).__name__}: {e}")) from e
         return ray
@@ -96,6 +100,33 @@ class RayEngine:
 
             ray.shutdown()
             self._started_here = False
+
+
+def _start_on_loopback(ray, workers: int) -> None:
+    """Start Ray on this machine with every server (GCS, raylet, workers) on loopback.
+
+    Ray runs code for whoever reaches its ports, and it binds them to all interfaces unless the
+    node's address is loopback. On Linux it also swaps a loopback address given to ``ray.init``
+    for the machine's own, so that other machines could join; ``ENABLE_RAY_CLUSTER`` off (as Ray
+    sets it on macOS and Windows) keeps 127.0.0.1. A Ray that still takes another address is
+    shut down before any work reaches it (E344).
+    """
+    from ray._private import ray_constants
+
+    swap = getattr(ray_constants, "ENABLE_RAY_CLUSTER", None)
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                 configure_logging=False, _node_ip_address=_LOOPBACK)
+    finally:
+        if swap is None:
+            del ray_constants.ENABLE_RAY_CLUSTER
+        else:
+            ray_constants.ENABLE_RAY_CLUSTER = swap
+    node = ray.util.get_node_ip_address()
+    if not ipaddress.ip_address(node).is_loopback:
+        ray.shutdown()
+        raise LogicparseError(Errors.E344.format(address=node, version=ray.__version__))
 
 
 def _split(batch: pa.Table) -> Iterator[ChunkResult]:

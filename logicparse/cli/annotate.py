@@ -24,7 +24,7 @@ def annotate(
                                "ray: Ray Data map_batches over an actor pool."),
     ray_address: Optional[str] = typer.Option(
         None, "--ray-address", help="Existing Ray cluster ('auto', ray://host:10001); default: "
-        "a local Ray instance with --workers CPUs."),
+        "a local Ray instance with --workers CPUs, listening on 127.0.0.1 only."),
     shard_size: int = typer.Option(1000, "--shard-size", min=1, help="Documents per shard."),
     parser: str = typer.Option("default", "--parser", help="'default' (bundled), a benepar "
                                "model name such as benepar_en3, or a model directory."),
