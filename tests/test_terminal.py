@@ -1,17 +1,21 @@
-"""Ids and text from inputs reach the terminal with their control characters escaped: no
-clear-screen, window title, fake OSC 8 link, C1 control or bidi reordering gets through."""
+"""Ids and text from inputs and received shards reach the terminal with their control characters
+escaped: no clear-screen, window title, clipboard write, fake OSC 8 link, C1 control, bidi
+reordering, tag character or other invisible character gets through."""
 
 import json
 import logging
-import re
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+import logicparse
+from logicparse.batch import shards as sh
 from logicparse.cli import _register, app
 from logicparse.terminal import SafeFormatter, safe, safe_json
+from logicparse.tokens import SCHEMA_VERSION, Document
 
 FIX = Path(__file__).parent / "fixtures" / "batch"
 sys.path.insert(0, str(FIX))  # the flat fake pipeline, found by the worker processes
@@ -22,8 +26,17 @@ TITLE = "\x1b]0;owned\x07"
 LINK = "\x1b]8;;https://evil.example/\x1b\\FAKE: all good\x1b]8;;\x1b\\"
 C1 = "\x9b31m"
 BIDI = "\u202egnp.exe"
-# Any raw control character a terminal acts on (tab and newline are layout, not commands).
-RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+CLIPBOARD = "\x1b]52;c;ZWNobyBvd25lZA==\x07"
+TAGS = "".join(chr(0xE0000 + ord(c)) for c in "run rm")  # invisible: ASCII spelt in tags
+ZW = "\u200b\u2060\ufeff\u00ad\ufe0f"
+
+
+def raw(text: str) -> list:
+    """The characters of ``text`` a terminal acts on or shows as nothing (tab and newline are
+    layout): C0, DEL, C1, format characters (Cf), separators, tags, variation selectors."""
+    return [c for c in text if (c < " " and c not in "\t\n") or "\x7f" <= c <= "\x9f"
+            or unicodedata.category(c) in ("Cf", "Zl", "Zp") or 0xE0000 <= ord(c) <= 0xE0FFF
+            or 0xFE00 <= ord(c) <= 0xFE0F]
 
 
 def test_safe_escapes_controls_and_keeps_ordinary_text():
@@ -33,7 +46,18 @@ def test_safe_escapes_controls_and_keeps_ordinary_text():
     assert safe("Ça, déjà 中文 — ok") == "Ça, déjà 中文 — ok"
     assert safe("a\tb\nc") == "a\\tb\\nc" and safe("a\tb\nc\rd", lines=True) == "a\tb\nc\\rd"
     line = safe_json({"t": LINK + C1 + BIDI}, ensure_ascii=False)
-    assert not RAW.search(line) and json.loads(line) == {"t": LINK + C1 + BIDI}
+    assert not raw(line) and json.loads(line) == {"t": LINK + C1 + BIDI}
+
+
+def test_safe_shows_tags_and_invisible_characters():
+    assert safe("id" + chr(0xE0041)) == "id\\U000e0041"
+    assert safe("a" + ZW + "b") == "a\\u200b\\u2060\\ufeff\\xad\\ufe0fb"
+    assert safe("a\u200db") != safe("ab") and safe("a\u200db") == "a\\u200db"
+    # Every format character Python knows, whatever its Unicode version.
+    cf = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"]
+    assert len(cf) > 150 and not raw(safe("".join(cf)))
+    line = safe_json({"id": TAGS + ZW}, ensure_ascii=False)
+    assert not raw(line) and json.loads(line) == {"id": TAGS + ZW}
 
 
 def test_log_messages_are_escaped():
@@ -59,7 +83,7 @@ def hostile(tmp_path_factory):
 def test_annotate_failed_ids_line_is_escaped(hostile):
     _, res = hostile
     assert "failed ids: \\x1b]0;owned\\x07a" in res.stderr
-    assert not RAW.search(res.output)
+    assert not raw(res.output)
 
 
 @pytest.mark.parametrize("doc_id", [TITLE + "a", LINK, BIDI])
@@ -68,7 +92,7 @@ def test_shards_show_escapes_id_text_and_spans(hostile, doc_id):
     for extra in ([], ["--labels"], ["--json"]):
         res = CliRunner().invoke(app, ["shards", "show", str(out), "--id", doc_id, *extra])
         assert res.exit_code == 0, res.output
-        assert not RAW.search(res.output), (extra, res.output)
+        assert not raw(res.output), (extra, res.output)
         if extra == ["--json"]:
             assert json.loads(res.output)["id"] == doc_id
         else:
@@ -79,4 +103,48 @@ def test_error_messages_quoting_input_names_are_escaped(tmp_path):
     res = CliRunner().invoke(app, ["annotate", str(tmp_path / f"missing{CLEAR}{LINK}.txt"),
                                    "--out", str(tmp_path / "o")])
     assert res.exit_code == 2 and "[E301]" in res.output
-    assert not RAW.search(res.output)
+    assert not raw(res.output)
+
+
+@pytest.fixture(scope="module")
+def received(tmp_path_factory):
+    """A shard as anyone could write it: every string field carries escapes or invisibles."""
+    d = tmp_path_factory.mktemp("received")
+    doc = logicparse.annotate_trees(["(S (NP (PRP I)) (VP (MD will) (RB not) (VP (VB go) (SBAR "
+                                     "(IN if) (S (NP (PRP it)) (VP (VBZ rains)))))) (. .))"])
+    doc.id = "d" + TAGS
+    doc.tokens = [t + ZW for t in doc.tokens]
+    doc.tokens[0] = CLIPBOARD + doc.tokens[0]
+    doc.parse = [CLEAR]
+    for r in doc.relations:
+        r.keyword, r.relation = TAGS + r.keyword + C1, r.relation + TITLE
+        r.category, r.sense_source = CLIPBOARD + r.category + CLEAR, LINK + TAGS
+    failed = Document.failed("e" + ZW, f"text {CLIPBOARD}{BIDI}", f"Boom {LINK}{TAGS}")
+    entry = sh.write_shard(d, 0, sh.documents_to_table([doc, failed]))
+    sh.write_manifest(d, {"format": sh.FORMAT, "schema_version": SCHEMA_VERSION,
+                          "complete": True, "shards": [entry], "parser": CLIPBOARD + TAGS,
+                          "senses": LINK + ZW})
+    return d, {"annotated": doc.id, "failed": failed.id}
+
+
+@pytest.mark.parametrize("which", ["annotated", "failed"])
+def test_shards_show_escapes_every_field_of_a_received_shard(received, which):
+    out, doc_id = received[0], received[1][which]
+    shown = {}
+    for extra in ([], ["--labels"], ["--json"]):
+        res = CliRunner().invoke(app, ["shards", "show", str(out), "--id", doc_id, *extra])
+        assert res.exit_code == 0, res.output
+        assert not raw(res.output), (extra, sorted(set(raw(res.output))))
+        shown[" ".join(extra)] = res.output
+    assert safe(doc_id) in shown[""] and json.loads(shown["--json"])["id"] == doc_id
+    if which == "annotated":  # what the fields hold is shown, escaped
+        assert "\\x1b]52;c;ZWNobyBvd25lZA==\\x07unary" in shown[""]  # a relation's category
+        assert "\\x1b]8;;https://evil.example/" in shown[""]  # its sense source
+        assert "\\U000e0072" in shown["--labels"]
+
+
+def test_shards_stats_escapes_a_received_shard(received):
+    res = CliRunner().invoke(app, ["shards", "stats", str(received[0])])
+    assert res.exit_code == 0, res.output
+    assert not raw(res.output), sorted(set(raw(res.output)))
+    assert "\\x1b]52;c;" in res.output and "\\U000e0072" in res.output

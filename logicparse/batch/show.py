@@ -1,5 +1,6 @@
 """A Document made readable in a terminal (``logicparse shards show``): its sentences with the
-keywords marked, then every relation with its key, alpha and beta spans."""
+keywords marked, then every relation with its key, alpha and beta spans. A shard may come from
+anyone: every string field it holds passes through :func:`~logicparse.terminal.safe`."""
 
 from __future__ import annotations
 
@@ -55,8 +56,8 @@ def render_document(doc: Document, console, labels: bool = False) -> None:
     for i, r in enumerate(doc.relations):
         line = Text(f"{i + 1:>3}. ", style="dim")
         line.append(safe(r.relation), style="bold")
-        line.append(f"  ({r.category}, sentence {r.sentence}, depth {r.depth}, "
-                    f"{r.sense_source} {r.confidence:.2f})", style="dim")
+        line.append(f"  ({safe(r.category)}, sentence {r.sentence}, depth {r.depth}, "
+                    f"{safe(r.sense_source)} {r.confidence:.2f})", style="dim")
         console.print(line)
         for role in ("key", "alpha", "beta"):
             span = getattr(r, role)
