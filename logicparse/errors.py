@@ -199,8 +199,9 @@ class Errors(metaclass=_WithCodes):
     E310 = ("{path} holds shards of a different run: {reason}. Resuming would mix two runs: "
             "restore the inputs and settings of that run to resume it, pass --overwrite to annotate "
             "everything again, or choose another --out.")
-    E311 = ("{path} exists and is not a logicparse shard directory (no manifest.json, but other files). "
-            "Choose an empty or new --out, or pass --overwrite to replace its contents.")
+    E311 = ("{path} exists and is not a logicparse shard directory: it holds {names} and no "
+            "manifest.json. Choose a new or empty --out, or pass --overwrite to annotate into it "
+            "beside them.")
     E312 = "{path} is not a shard directory: no manifest.json and no shard-*.arrow files. Run `logicparse annotate ... --out {path}` first."
     E313 = ("{path} was written with shard schema version {found}; this logicparse reads version "
             "{expected}. Re-annotate the corpus with this version.")
@@ -218,6 +219,11 @@ class Errors(metaclass=_WithCodes):
             "row with this error rather than mixing two versions of the input: leave the input "
             "unchanged (or restore it) and rerun the same command, which annotates such rows "
             "again, or pass --overwrite to annotate the new version from the start.")
+    E346 = ("{path} was not written by logicparse ({reason}), so a run neither resumes from it nor "
+            "deletes it, --overwrite included. Move it out of the folder, or choose another --out.")
+    E347 = "--out {path} is a file, not a folder. Choose a new or empty folder for the shards."
+    E348 = ("{path} holds more than {n:,} folders: too many to search for shard directories (a link "
+            "to / or a home folder?). Point --shards at a shard directory or the folder holding them.")
     E330 = ("Annotator.pipe got fewer ids than texts: text {index} has no id ({n} ids). Pass one id "
             "per text, or leave ids out (ids are then '0', '1', ...).")
     E331 = ("Annotator.pipe got more ids than texts ({n} texts). Pass one id per text, or leave ids "

@@ -101,7 +101,8 @@ def test_a_file_or_an_unwritable_place_is_a_coded_error(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(DataFormatError) as e:
         OutputLock(tmp_path / "file").__enter__()
-    assert e.value.code == "E311" and f"{tmp_path / 'file'} exists" in str(e.value)
+    assert str(e.value) == (f"[E347] --out {tmp_path / 'file'} is a file, not a folder. Choose a "
+                            "new or empty folder for the shards.")
     with pytest.raises(OutputError) as e:
         OutputLock(tmp_path / "file" / "out").__enter__()  # under a file: cannot be made
     assert e.value.code == "E337"
@@ -172,7 +173,8 @@ def test_a_folder_with_other_files_and_no_manifest_is_refused(tmp_path, name):
     with pytest.raises(DataFormatError) as e:
         prepare(tmp_path, "fp", overwrite=False)
     assert e.value.code == "E311" and (tmp_path / name).exists()
-    assert str(e.value).startswith(f"[E311] {tmp_path} exists")
+    assert str(e.value).startswith(f"[E311] {tmp_path} exists and is not a logicparse shard "
+                                   f"directory: it holds {name} and no manifest.json.")
 
 
 def test_the_same_run_resumes_and_another_is_refused_saying_what_changed(tmp_path):
@@ -191,7 +193,8 @@ def test_the_same_run_resumes_and_another_is_refused_saying_what_changed(tmp_pat
     manifest(tmp_path, format="something else")
     with pytest.raises(DataFormatError) as e:
         prepare(tmp_path, "fp", overwrite=False)
-    assert e.value.code == "E311" and f"{tmp_path} exists" in str(e.value)
+    assert str(e.value).startswith(f"[E346] {tmp_path / sh.MANIFEST} was not written by "
+                                   "logicparse (its \"format\" is 'something else', not ")
 
 
 def test_a_run_that_wrote_no_shard_leaves_the_folder_to_another(tmp_path):
@@ -204,7 +207,7 @@ def test_overwrite_removes_shards_and_manifest_only_even_a_damaged_one(tmp_path)
     (tmp_path / "shard-00000.arrow").write_text("x")
     (tmp_path / "shard-00001.arrow").write_text("x")
     (tmp_path / "notes.txt").write_text("mine")
-    (tmp_path / sh.MANIFEST).write_text("{not json")
+    (tmp_path / sh.MANIFEST).write_text('{"format": "logicparse-shards", "sha')  # cut short
     with pytest.raises(DataFormatError, match=r"\[E342\]"):
         prepare(tmp_path, "fp", overwrite=False)
     assert prepare(tmp_path, "fp", overwrite=True) is None
@@ -247,4 +250,70 @@ def test_a_manifest_removed_by_hand_as_a_new_run_starts_is_no_error(tmp_path, mo
 
     monkeypatch.setattr(sh, "read_manifest", read_then_removed)
     assert prepare(tmp_path, "other", overwrite=False) is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def logicparse_shard(path):
+    sh.write_shard(path.parent, int(path.name[6:11]), sh.documents_to_table([]))
+
+
+@pytest.mark.parametrize("content, reason", [
+    ('{"name": "my-package", "version": "1.0"}', "its \"format\" is None, not 'logicparse-shards'"),
+    ('{"format": "other"}', "its \"format\" is 'other', not 'logicparse-shards'"),
+    ("[1, 2]", "it is not a manifest of logicparse's, and no logicparse shard is beside it"),
+    ("not json", "it is not a manifest of logicparse's, and no logicparse shard is beside it"),
+])
+def test_a_manifest_json_logicparse_did_not_write_is_never_deleted(tmp_path, content, reason):
+    """--overwrite removes what a run wrote, never another program's manifest.json (nor the
+    shard files beside it); a run without --overwrite is refused with the same reason."""
+    (tmp_path / sh.MANIFEST).write_text(content)
+    (tmp_path / "shard-00000.arrow").write_text("x")
+    for overwrite in (True, False):
+        with pytest.raises(DataFormatError) as e:
+            prepare(tmp_path, "fp", overwrite=overwrite)
+        assert str(e.value) == (
+            f"[E346] {tmp_path / sh.MANIFEST} was not written by logicparse ({reason}), so a run "
+            "neither resumes from it nor deletes it, --overwrite included. Move it out of the "
+            "folder, or choose another --out.")
+    assert (tmp_path / sh.MANIFEST).read_text() == content
+    assert (tmp_path / "shard-00000.arrow").read_text() == "x"
+
+
+@pytest.mark.parametrize("kind, reason", [("folder", "it is a folder"),
+                                          ("fifo", "it is not a regular file"),
+                                          ("dangling", "it is a link to nothing")])
+def test_a_manifest_json_that_is_not_a_file_is_never_read_nor_deleted(tmp_path, kind, reason):
+    path = tmp_path / sh.MANIFEST
+    {"folder": path.mkdir, "fifo": lambda: os.mkfifo(path),
+     "dangling": lambda: path.symlink_to(tmp_path / "gone")}[kind]()
+    for overwrite in (True, False):
+        with pytest.raises(DataFormatError) as e:
+            prepare(tmp_path, "fp", overwrite=overwrite)
+        assert e.value.code == "E346" and f"{path} was not written by logicparse ({reason})" \
+            in str(e.value)
+    assert os.path.lexists(path)
+
+
+def test_overwrite_keeps_shard_files_logicparse_did_not_write(tmp_path):
+    """Without a manifest of logicparse's, a shard file is removed only if it is a shard of
+    logicparse's (its Arrow schema says so); an empty manifest.json loses nothing."""
+    logicparse_shard(tmp_path / "shard-00000.arrow")
+    (tmp_path / "shard-00001.arrow").write_text("someone else's")
+    with pytest.raises(DataFormatError) as e:
+        prepare(tmp_path, "fp", overwrite=True)
+    assert e.value.code == "E346" and str(tmp_path / "shard-00001.arrow") in str(e.value)
+    assert "not an Arrow IPC file with a logicparse schema" in str(e.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard-00000.arrow", "shard-00001.arrow"]
+    (tmp_path / "shard-00001.arrow").unlink()
+    (tmp_path / sh.MANIFEST).write_text("")
+    assert prepare(tmp_path, "fp", overwrite=True) is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_damaged_manifest_beside_logicparse_shards_is_logicparses(tmp_path):
+    logicparse_shard(tmp_path / "shard-00000.arrow")
+    (tmp_path / sh.MANIFEST).write_text("[]")
+    with pytest.raises(DataFormatError, match=r"\[E342\]"):
+        prepare(tmp_path, "fp", overwrite=False)
+    assert prepare(tmp_path, "fp", overwrite=True) is None
     assert list(tmp_path.iterdir()) == []

@@ -325,6 +325,17 @@ def test_a_damaged_manifest_is_a_coded_error_for_every_command(tmp_path, damage)
     assert read_shards(out).column("id").to_pylist() == ["alpha"]
 
 
+def test_overwrite_keeps_a_manifest_json_that_logicparse_did_not_write(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "manifest.json").write_text('{"name": "site", "files": []}')
+    r = cli("annotate", CORPUS / "alpha.txt", "--out", out, "--senses", "none", "--annotator",
+            "fake_pipeline:flat", "--quiet", "--overwrite")
+    assert r.exit_code == 2 and "[E346]" in r.output and "Move it out" in r.output, r.output
+    assert [p.name for p in out.iterdir()] == ["manifest.json"]
+    assert (out / "manifest.json").read_text() == '{"name": "site", "files": []}'
+
+
 def test_counts_are_rebuilt_from_the_shards_not_taken_from_the_manifest(tmp_path):
     src = tmp_path / "c.jsonl"
     src.write_text("".join(json.dumps({"id": f"d{i}", "text": "It rains."}) + "\n"

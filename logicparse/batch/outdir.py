@@ -9,6 +9,7 @@ E343, naming the pid.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 from pathlib import Path
 from typing import Optional
@@ -29,7 +30,7 @@ class OutputLock:
 
     def __enter__(self) -> "OutputLock":
         if self.out.exists() and not self.out.is_dir():
-            raise DataFormatError(Errors.E311.format(path=self.out))
+            raise DataFormatError(Errors.E347.format(path=self.out))
         path = self.out / LOCK
         try:
             self.out.mkdir(parents=True, exist_ok=True)
@@ -76,26 +77,29 @@ def prepare(out: Path, fingerprint: str, overwrite: bool,
             identity: Optional[dict] = None) -> Optional[dict]:
     """Check that ``out`` (locked, see OutputLock) is new, empty or holds this run; returns the
     previous manifest if resuming. With ``overwrite`` the previous shards and manifest go, even
-    a damaged manifest."""
+    a damaged manifest, but never a manifest.json or shard file that logicparse did not write
+    (E346, in either mode: such a folder is not a run to resume either)."""
     try:
         for stale in out.glob(f"{sh.TMP_PREFIX}*"):  # left by a run that was killed mid-write
             stale.unlink()
         ours = sh.shard_paths(out)
-        if overwrite:
+        foreign = foreign_file(out, ours, overwrite)
+        if foreign is None and overwrite:
             for p in ours:
                 p.unlink()
             (out / sh.MANIFEST).unlink(missing_ok=True)
             return None
-        previous = sh.read_manifest(out)  # E342 when damaged
-        others = any(p.name != LOCK for p in out.iterdir())
+        previous = sh.read_manifest(out) if foreign is None else None  # E342 when damaged
+        others = sorted(p.name for p in out.iterdir() if p.name != LOCK)
     except OSError as e:
         raise OutputError(Errors.E337.format(path=out, reason=e.strerror or e)) from e
+    if foreign is not None:
+        raise DataFormatError(Errors.E346.format(path=foreign[0], reason=foreign[1]))
     if previous is None:
-        if ours or others:
-            raise DataFormatError(Errors.E311.format(path=out))
+        if others:
+            names = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if others[3:] else "")
+            raise DataFormatError(Errors.E311.format(path=out, names=names))
         return None
-    if previous.get("format") != sh.FORMAT:
-        raise DataFormatError(Errors.E311.format(path=out))
     if previous.get("fingerprint") != fingerprint:
         if not ours and not previous.get("shards"):
             # A run that stopped before its first shard (a model that failed to load) left
@@ -108,3 +112,40 @@ def prepare(out: Path, fingerprint: str, overwrite: bool,
             reason = describe_change(None, identity)
         raise DataFormatError(Errors.E310.format(path=out, reason=reason))
     return previous
+
+
+# Manifests are written with "format" as their first key, so even a truncated one says whose it is.
+_MARK = f'"format": "{sh.FORMAT}"'.encode()
+_MAX_MANIFEST = 64 << 20  # far above any run's manifest; a larger file is not parsed, only its head
+
+
+def foreign_file(out: Path, shards: list, overwrite: bool) -> Optional[tuple]:
+    """(path, why) of the first file a run would resume from or delete that logicparse did not
+    write: manifest.json, and with ``overwrite`` the shard files when no manifest of logicparse
+    vouches for them. None when there is none."""
+    path = out / sh.MANIFEST
+    if not os.path.lexists(path):
+        for p in shards if overwrite else ():
+            if not sh.carries_version(p):
+                return p, "it is not an Arrow IPC file with a logicparse schema"
+        return None
+    if not path.is_file():  # never read: a FIFO would block the run
+        return path, ("it is a folder" if path.is_dir() else "it is not a regular file"
+                      if path.exists() else "it is a link to nothing")
+    size = path.stat().st_size
+    if size == 0:  # nothing to lose, and a run cut off by a power loss can leave one
+        return None
+    try:
+        manifest = json.loads(path.read_bytes()) if size <= _MAX_MANIFEST else None
+    except (UnicodeDecodeError, RecursionError, ValueError):
+        manifest = None
+    if isinstance(manifest, dict):
+        if manifest.get("format") == sh.FORMAT:
+            return None
+        return path, f'its "format" is {manifest.get("format")!r}, not {sh.FORMAT!r}'
+    # Damaged or not an object: logicparse's if its head says so or a shard of logicparse's is
+    # beside it.
+    with open(path, "rb") as f:
+        if _MARK in f.read(256) or any(sh.carries_version(p) for p in shards):
+            return None
+    return path, "it is not a manifest of logicparse's, and no logicparse shard is beside it"

@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 
 from ..errors import DataFormatError, Errors, OutputError
 from ..resources import file_sha256
+from ..taxonomy import LABELS
 from ..tokens import ARROW_SCHEMA, SCHEMA_VERSION, Document
 
 MANIFEST = "manifest.json"
@@ -106,7 +107,14 @@ def shard_entry(path: Path, table: Optional[pa.Table] = None,
 
 
 def read_shard(path: Path, columns: Optional[list[str]] = None) -> pa.Table:
-    """One shard file, after its schema version is checked."""
+    """One shard file, after its schema is checked (the version, then every column's name and
+    type against the writer's ARROW_SCHEMA) and its label ids' range: a shard from elsewhere is
+    a coded error here, never a crash in whatever reads the rows."""
+    path = Path(path)
+    if not path.is_file():
+        kind = ("a folder" if path.is_dir() else "not a regular file" if path.exists()
+                else "a link to nothing" if path.is_symlink() else "missing")
+        raise DataFormatError(Errors.E513.format(path=path, reason=f"it is {kind}"))
     try:
         with pa.memory_map(str(path)) as source:
             reader = pa.ipc.open_file(source)
@@ -114,14 +122,74 @@ def read_shard(path: Path, columns: Optional[list[str]] = None) -> pa.Table:
             if VERSION_KEY not in meta:
                 raise DataFormatError(Errors.E513.format(
                     path=path, reason=f"its schema metadata lacks {VERSION_KEY.decode()}"))
-            version = meta[VERSION_KEY].decode()
+            version = meta[VERSION_KEY].decode(errors="replace")
             if version != SCHEMA_VERSION:
                 raise DataFormatError(Errors.E512.format(path=path, got=version,
                                                          want=SCHEMA_VERSION))
+            problem = schema_problem(reader.schema)
+            if problem:
+                raise DataFormatError(Errors.E513.format(path=path, reason=problem))
             table = reader.read_all()
-    except pa.ArrowInvalid as e:
-        raise DataFormatError(Errors.E513.format(path=path, reason=str(e))) from e
+    except (pa.ArrowException, OSError) as e:
+        reason = _reason(e) if isinstance(e, OSError) else str(e)
+        raise DataFormatError(Errors.E513.format(path=path, reason=reason)) from e
+    check_label_ids(table, path)
     return table.select(columns) if columns else table
+
+
+def schema_problem(schema: pa.Schema) -> Optional[str]:
+    """Why ``schema`` is not the schema shards are written with (None: it is), naming the first
+    column, or field within one, that differs."""
+    want = ARROW_SCHEMA.names
+    missing = [n for n in want if n not in schema.names]
+    if missing:
+        return f"it lacks the column {missing[0]!r}"
+    if schema.names != want:
+        return f"its columns are {', '.join(schema.names)}; shards have {', '.join(want)}"
+    for field in ARROW_SCHEMA:
+        problem = _type_problem(field.name, schema.field(field.name).type, field.type)
+        if problem:
+            return problem
+    return None
+
+
+def _type_problem(name: str, got: pa.DataType, want: pa.DataType) -> Optional[str]:
+    if got.equals(want):
+        return None
+    if got.id == want.id and got.num_fields == want.num_fields:  # same kind of nesting: go in
+        for i in range(want.num_fields):
+            g, w = got.field(i), want.field(i)
+            problem = (f"{name} has a field {g.name!r} where shards have {w.name!r}"
+                       if g.name != w.name else _type_problem(f"{name}.{w.name}", g.type, w.type))
+            if problem:
+                return problem
+    return f"column {name} is {got}, not {want}"[:300]
+
+
+def check_label_ids(table: pa.Table, path: Path) -> None:
+    """Refuse (E511) a label id past the label vocabulary, naming the document: it would index
+    past ``LABELS`` wherever the labels are shown or embedded."""
+    top = len(LABELS) - 1
+    logic = table.column("logic").combine_chunks()
+    tokens = logic.flatten()
+    ids = tokens.flatten()
+    if not len(ids) or (pc.max(ids).as_py() or 0) <= top:
+        return
+    at = pc.index(pc.greater(ids, top), True).as_py()
+    row = pc.list_parent_indices(logic)[pc.list_parent_indices(tokens)[at].as_py()].as_py()
+    doc = table.column("id")[row].as_py()
+    raise DataFormatError(Errors.E511.format(where=f"{path}, document {doc!r}",
+                                             value=ids[at].as_py()))
+
+
+def carries_version(path: Path) -> bool:
+    """Whether ``path`` is an Arrow IPC file whose schema carries logicparse's version key, of
+    any version (only its footer is read): a shard that logicparse wrote."""
+    try:
+        with pa.memory_map(str(path)) as source:
+            return VERSION_KEY in (pa.ipc.open_file(source).schema.metadata or {})
+    except (OSError, pa.ArrowException):
+        return False
 
 
 def shard_paths(out_dir: Path) -> list[Path]:
@@ -143,6 +211,8 @@ def mismatch(path: Path, entry: Optional[dict]) -> Optional[str]:
     """Why the shard file at ``path`` is not the one its manifest entry describes (None: it is)."""
     if entry is None:
         return "not listed in manifest.json"
+    if not path.is_file():
+        return "not a regular file"
     size = path.stat().st_size
     if entry.get("bytes") is not None and size != entry["bytes"]:
         return f"{size} bytes, manifest.json says {entry['bytes']}"
@@ -261,14 +331,26 @@ def write_documents(out_dir, docs: Sequence[Document], **manifest) -> dict:
     return m
 
 
+# A folder of shard directories (a training cache: one run per label source) holds a handful of
+# folders; more than this is some other tree (a link to / or to a home folder) whose walk would
+# take hours.
+MAX_SEARCH_DIRS = 10_000
+
+
 def find_shard_dirs(root) -> list[Path]:
     """The shard directories at or under ``root`` (sorted): those with a manifest.json or with
-    shard files."""
+    shard files. ``root`` itself may be a link; links to folders below it are not followed (they
+    may lead anywhere, or back up), and a tree of more than MAX_SEARCH_DIRS folders is refused
+    (E348) rather than walked."""
     root = Path(root)
     if not root.is_dir():
         return []
-    found = {p.parent for p in root.rglob(MANIFEST)}
-    found |= {p.parent for p in root.rglob(SHARD_GLOB) if SHARD_RE.match(p.name)}
+    found = []
+    for i, (top, _, files) in enumerate(os.walk(root)):  # os.walk enters no link to a folder
+        if i >= MAX_SEARCH_DIRS:
+            raise DataFormatError(Errors.E348.format(path=root, n=MAX_SEARCH_DIRS))
+        if MANIFEST in files or any(SHARD_RE.match(f) for f in files):
+            found.append(Path(top))
     return sorted(found)
 
 
