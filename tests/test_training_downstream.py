@@ -337,3 +337,17 @@ def test_a_dialogsum_line_that_is_not_json_is_named(tmp_path):
     bad.write_text('{"dialogue": "#Person1#: Hi.", "summary": "A greeting."}\n{"dialogue": \n')
     with pytest.raises(DataFormatError, match=r"dialogsum.train.jsonl, line 2: not JSON"):
         read_dialogsum(str(bad))
+
+
+def test_the_training_log_escapes_its_paths(tmp_path, tokenizer, capsys):
+    """A data folder named to write to the clipboard and clear the screen reaches stderr escaped."""
+    model = tiny_pair_model(tmp_path / "m", tokenizer)
+    data = tmp_path / "conj\x1b]52;c;aGk=\x07\x1b[2Jnli\U000e0041"
+    data.mkdir()
+    for name in ("adversarial_train_15k.tsv", "conj_dev.tsv"):
+        (data / name).write_bytes((CONJ / name).read_bytes())
+    train(TrainConfig(task="conjnli", model=model, data=str(data), out=str(tmp_path / "o"),
+                      logic="none", dev_size=4, batch_size=4, epochs=1, checkpoint=False))
+    err = capsys.readouterr().err
+    assert "data=" in err and "\\x1b]52;c;aGk=\\x07" in err and "\\U000e0041" in err
+    assert not {"\x1b", "\x07", "\U000e0041"} & set(err)

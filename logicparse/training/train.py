@@ -29,6 +29,7 @@ import torch
 from ..checkpoints import load_checkpoint, load_state, rng_state, set_rng_state
 from ..checkpoints import save_checkpoint as write_checkpoint
 from ..errors import DataFormatError, Errors, ModelLoadError
+from ..terminal import safe
 from . import batches as B
 from . import labels as L
 from . import tasks as T
@@ -154,8 +155,8 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         metrics_file.write(json.dumps(record) + "\n")
         metrics_file.flush()
         if not tty and not cfg.quiet:
-            print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                           for k, v in record.items()), file=sys.stderr, flush=True)
+            print(safe(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                for k, v in record.items())), file=sys.stderr, flush=True)
 
     # ---- data and labels: everything is checked before the model is even loaded ---------------
     task, files, splits = read_splits(cfg)
