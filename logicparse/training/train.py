@@ -137,7 +137,6 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     autocast = (lambda: torch.autocast("cuda", dtype=torch.bfloat16)) if use_bf16 else contextlib.nullcontext
     os.makedirs(cfg.out, exist_ok=True)
     ckpt_path = os.path.join(cfg.out, "ckpt.pt")
-    # A checkpoint to resume from is read first: one of another run is refused before data work.
     ckpt, fail = None, lambda why: DataFormatError(Errors.E523.format(path=ckpt_path, reason=why))
     if cfg.resume and os.path.exists(ckpt_path):
         ckpt = load_checkpoint(ckpt_path, ("config", "model", "optimizer", "scheduler", "step",
@@ -228,7 +227,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         aligner.max_length = max_len
     data = {s: [encode(ex) for ex in tqdm(exs, desc=f"encode {s}", disable=not tty)]
             for s, exs in splits.items()}
-    # Test-time ablations: the same test examples with the labels shuffled, redrawn, or none (all E).
+    # Test-time ablations: the test examples with labels shuffled, redrawn or none (all E).
     ablations = [a for a in L.ABLATIONS if logical and a != cfg.logic and "test" in splits]
     for a in ablations:
         swapped = {t: L.transform(d, a, cfg.seed) for t, d in labels.items()}
