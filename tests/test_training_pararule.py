@@ -229,3 +229,15 @@ def test_the_table_reports_depth_and_negation_and_the_random_control(tmp_path, c
     assert groups["negated"]["default"][0] == 1.0
     assert summary["differences"]["default-random"]["mean"] == pytest.approx(0.5)
     assert summary["ablations"]["default-random"]["mean"] == pytest.approx(0.25)
+
+
+def test_several_quartets_per_context_ask_each_statement_once_at_distinct_depths():
+    released = read_rows(str(PARA / "depth2_dev.jsonl"))
+    rows = balanced_rows(released, 60, seed=2, per_context=3)
+    assert sum(len(r["questions"]) for r in rows) == 60 and len(rows) == 5
+    for r in rows:
+        texts = [q["text"] for q in r["questions"]]
+        depths = [q["meta"]["QDep"] for q in r["questions"]][::4]
+        assert len(texts) == len(set(texts)) == 12 and len(set(depths)) == 3
+    assert best_single_word(rows) == ("(majority)", 0.5)
+    assert balanced_rows(released, 40, seed=3, per_context=1) == balanced_rows(released, 40, seed=3)

@@ -20,7 +20,8 @@ def pararule_balanced(
                                        "test.jsonl go. Default: DATA/balanced, which is where "
                                        "`logicparse train --task pararule-balanced --data DATA` "
                                        "reads them."),
-    train_size: int = typer.Option(2000, "--train", min=4, help="Training statements (4 per context)."),
+    train_size: int = typer.Option(2000, "--train", min=4, help="Training statements (4 per "
+                                   "quartet)."),
     dev_size: int = typer.Option(500, "--dev", min=4, help="Dev statements, from other contexts "
                                  "of the same file."),
     test_size: int = typer.Option(1000, "--test", min=4, help="Test statements, from the test file."),
@@ -28,6 +29,9 @@ def pararule_balanced(
                                "applications a true statement needs (0: stated in the context)."),
     source_depth: int = typer.Option(2, "--source-depth", min=2, max=3, help="Which released "
                                      "files the contexts come from (depth2_* or depth3_*)."),
+    per_context: int = typer.Option(1, "--per-context", min=1, help="Quartets asked of each "
+                                    "context, at different depths (more statements from fewer "
+                                    "contexts)."),
     seed: int = typer.Option(0, "--seed", help="The same seed builds the same files."),
 ) -> None:
     """Re-balanced PARARULE-Plus: statements about each context in quartets ("X is A." true,
@@ -48,7 +52,8 @@ def pararule_balanced(
         raise DataFormatError(Errors.E506.format(what="--depths", name=depths,
                                                  opts=f"comma-separated depths from 0 to {source_depth}"))
     summary = build_balanced(str(data), str(out) if out else None,
-                             (train_size, dev_size, test_size), wanted, seed, source_depth)
+                             (train_size, dev_size, test_size), wanted, seed, source_depth,
+                             per_context)
     for name, check in summary["reasoner"].items():
         typer.echo(f"reasoner: {check['agree']:,} of {check['questions']:,} released labels "
                    f"reproduced ({safe(name)}, {check['contexts']:,} contexts)")

@@ -205,27 +205,32 @@ def quartet(theory: Theory, derived: dict[Atom, int], d: int, rng: np.random.Gen
 
 
 def balanced_rows(rows: list[dict], n_statements: int, depths: tuple = (0, 1, 2), seed: int = 0,
-                  where: str = "file") -> list[dict]:
-    """Contexts of ``rows`` (in a seeded order) with one quartet each, their depths taken in turn
-    from ``depths``, until ``n_statements`` statements are asked (fewer when the contexts run
-    out). Each context keeps its id, so the training carve keeps it on one side."""
+                  where: str = "file", per_context: int = 1) -> list[dict]:
+    """Contexts of ``rows`` (in a seeded order) with ``per_context`` quartets each (at most one per
+    depth), their depths taken in turn from ``depths``, until ``n_statements`` statements are
+    asked (fewer when the contexts run out). Each context keeps its id, so the training carve
+    keeps it on one side; a statement is asked once per context."""
     rng = np.random.default_rng(seed)
-    out, turn = [], 0
+    out, turn, asked = [], 0, 0
     for i in rng.permutation(len(rows)):
-        if len(out) * 4 >= n_statements:
+        if asked >= n_statements:
             break
         row = rows[int(i)]
         theory = parse_context(row["context"], f"{where}, line {int(i) + 1}")
         derived = closure(theory)
-        for k in range(len(depths)):  # the depth in turn, else the next one the context allows
-            d = depths[(turn + k) % len(depths)]
-            questions = quartet(theory, derived, d, rng)
-            if questions:
-                turn += 1
-                qid = f"{row['id']}-b"
-                out.append({"id": row["id"], "context": row["context"],
-                            "questions": [dict(q, id=f"{qid}{j}") for j, q in enumerate(questions)]})
+        questions: list[dict] = []
+        for k in range(len(depths)):  # the depth in turn, then the next ones the context allows
+            if len(questions) >= 4 * per_context or asked + len(questions) >= n_statements:
                 break
+            four = quartet(theory, derived, depths[(turn + k) % len(depths)], rng)
+            if four and not {q["text"] for q in four} & {q["text"] for q in questions}:
+                questions += four
+        if questions:
+            turn += 1
+            asked += len(questions)
+            out.append({"id": row["id"], "context": row["context"],
+                        "questions": [dict(q, id=f"{row['id']}-b{j}")
+                                      for j, q in enumerate(questions)]})
     return out
 
 
@@ -260,7 +265,8 @@ BALANCED_FILES = {"train": "train.jsonl", "dev": "dev.jsonl", "test": "test.json
 
 
 def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 500, 1000),
-                   depths: tuple = (0, 1, 2), seed: int = 0, source_depth: int = 2) -> dict:
+                   depths: tuple = (0, 1, 2), seed: int = 0, source_depth: int = 2,
+                   per_context: int = 1) -> dict:
     """Writes the re-balanced train, dev and test files (``sizes`` statements each) into ``out``
     (default ``DATA/balanced``): train and dev from disjoint contexts of ``depthN_dev.jsonl``,
     test from ``depthN_test.jsonl``. Refuses (E537) unless the reasoner reproduces every released
@@ -276,6 +282,7 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
                                                      files=", ".join(p.name for p in source.values())))
     released = {split: read_rows(str(path)) for split, path in source.items()}
     summary: dict = {"seed": seed, "depths": list(depths), "source_depth": source_depth,
+                     "per_context": per_context,
                      "reasoner": {}, "splits": {}}
     for split, rows in released.items():
         check = check_released(rows, str(source[split]))
@@ -285,11 +292,12 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
                 where=source[split], reason=f"it disagrees with {check['questions'] - check['agree']}"
                 f" released labels, first {check['first_disagreement']}"))
     n_train, n_dev, n_test = sizes
-    dev = balanced_rows(released["dev"], n_dev, depths, seed, str(source["dev"]))
+    dev = balanced_rows(released["dev"], n_dev, depths, seed, str(source["dev"]), per_context)
     taken = {r["id"] for r in dev}
     train = balanced_rows([r for r in released["dev"] if r["id"] not in taken], n_train, depths,
-                          seed + 1, str(source["dev"]))
-    test = balanced_rows(released["test"], n_test, depths, seed + 2, str(source["test"]))
+                          seed + 1, str(source["dev"]), per_context)
+    test = balanced_rows(released["test"], n_test, depths, seed + 2, str(source["test"]),
+                         per_context)
     out_dir = Path(out) if out else Path(data) / "balanced"
     out_dir.mkdir(parents=True, exist_ok=True)
     for split, rows in (("train", train), ("dev", dev), ("test", test)):
