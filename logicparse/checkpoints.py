@@ -1,29 +1,113 @@
-"""Training checkpoints that hold tensors and plain data only, so resuming cannot run code.
+"""Training checkpoints that hold tensors and plain data only, so resuming cannot run code, and
+that are written whole or not at all.
 
 A run folder may come from someone else. ``torch.load(weights_only=False)`` unpickles anything, and
 an unpickled object can run code as it is built; ``weights_only=True`` builds tensors, numbers,
-strings and containers and refuses the rest before anything runs. Every failure is turned into a
-short reason the caller puts in its own coded message (which names the command's fix).
+strings and containers and refuses the rest before anything runs. Every failure to read is turned
+into a short reason the caller puts in its own coded message (which names the command's fix).
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import re
+import shutil
 import warnings
 import zipfile
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Optional
 
 import torch
 
+from .errors import Errors, OutputError
+
 
 def save_checkpoint(obj: dict, path: str | os.PathLike) -> None:
-    """Write ``obj`` to ``path`` atomically (a stopped run leaves the old checkpoint whole)."""
+    """Write ``obj`` to ``path`` atomically (a stopped run leaves the old checkpoint whole). A
+    write that fails, a full disk above all, leaves no partial file: E538 says how much room the
+    checkpoint needs."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+    try:
+        # Through a Python file: torch's own writer reports a full disk as "unexpected pos",
+        # while a Python file's OSError rides along with it and says what happened.
+        with open(tmp, "wb") as f:
+            torch.save(obj, f)
+        os.replace(tmp, path)
+    except BaseException as e:
+        tmp.unlink(missing_ok=True)
+        error = _write_error(e, path, tensor_bytes(obj))
+        if error is None:
+            raise
+        raise error from e
+
+
+def save_folder(path: str | os.PathLike, *parts) -> None:
+    """Save ``parts`` (a model, its tokenizer: ``save_pretrained`` objects) as the folder ``path``,
+    whole or not at all: written beside it and renamed into place, so a failure (E538 on a full
+    disk) never leaves a folder holding a config without its weights, and keeps the previous one."""
+    path = Path(path)
+    tmp, old = path.with_name(path.name + ".tmp"), path.with_name(path.name + ".old")
+    shutil.rmtree(tmp, ignore_errors=True)  # left by a run killed while writing
+    if path.exists():
+        shutil.rmtree(old, ignore_errors=True)
+    try:
+        for part in parts:
+            part.save_pretrained(tmp)
+        if path.exists():  # a folder cannot be renamed onto one that holds files
+            os.replace(path, old)
+        os.replace(tmp, path)
+    except BaseException as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old.exists() and not path.exists():
+            os.replace(old, path)
+        error = _write_error(e, path, sum(tensor_bytes(p.state_dict()) for p in parts
+                                          if hasattr(p, "state_dict")))
+        if error is None:
+            raise
+        raise error from e
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def tensor_bytes(obj) -> int:
+    """The bytes of the tensors in ``obj`` (dicts, lists and tuples searched), each storage once:
+    about what torch.save or save_pretrained writes."""
+    seen, total, stack = set(), 0, [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, torch.Tensor):
+            storage = item.untyped_storage()
+            if storage.data_ptr() not in seen:
+                seen.add(storage.data_ptr())
+                total += storage.nbytes()
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return total
+
+
+def _write_error(e: BaseException, path: Path, need: int) -> Optional[OutputError]:
+    """E538 for a write that failed in the file system, naming the room needed and free; None
+    for any other failure. Writers wrap the OSError: torch in a RuntimeError whose context it is,
+    safetensors in its own error as "(os error 28)"."""
+    reason, cause = None, e
+    while cause is not None and reason is None:
+        if isinstance(cause, OSError):
+            reason = cause.strerror or str(cause) or type(cause).__name__
+        cause = cause.__cause__ or cause.__context__
+    code = re.search(r"\(os error (\d+)\)", str(e))
+    if reason is None and code:
+        reason = os.strerror(int(code.group(1)))
+    if reason is None:
+        return None
+    try:
+        free = f"{shutil.disk_usage(path.parent).free / 1e6:,.1f} MB"
+    except OSError:
+        free = "an unknown amount"
+    return OutputError(Errors.E538.format(path=path, reason=reason, need=f"{need / 1e6:,.1f} MB",
+                                          free=free))
 
 
 def rng_state(device: str) -> dict:

@@ -388,5 +388,7 @@ class Errors(metaclass=_WithCodes):
             "they are C.', 'All A people are B.'). Remove the context or extend the reasoner.")
     E537 = ("{where}: the reasoner cannot give this context one closed-world reading: {reason}. "
             "Leave the context out of the re-balanced set.")
+    E538 = ("Cannot write {path} ({reason}); nothing partial was left. It needs about {need} and the "
+            "disk has {free} free: free space there, or choose an --out on a writable disk with room.")
     E531 = ("Results file {path}, line {line}, is damaged ({reason}). It was not changed: mend or "
             "delete that line (each line is one finished run), then run the table again.")

@@ -1,17 +1,22 @@
 """Resuming from a received run folder: a checkpoint that would run code when unpickled is refused
-before anything runs, and an empty or garbage one is a coded error naming the file."""
+before anything runs, and an empty or garbage one is a coded error naming the file. Writing one
+onto a full disk is a coded error that leaves no partial file behind."""
 
+import errno
 import json
 import os
 import pickle
+import re
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import pytest
 import torch
 from typer.testing import CliRunner
 
-from logicparse.checkpoints import load_checkpoint, rng_state, save_checkpoint, set_rng_state
-from logicparse.errors import DataFormatError
+from logicparse.checkpoints import (load_checkpoint, rng_state, save_checkpoint, save_folder,
+                                    set_rng_state)
+from logicparse.errors import DataFormatError, OutputError
 
 PARSER_FIX = Path(__file__).parent / "fixtures" / "parser"
 
@@ -225,3 +230,112 @@ def test_train_resume_refuses_another_runs_checkpoint_before_reading_data(tmp_pa
     write_zip_bomb(out / "ckpt.pt")
     with pytest.raises(DataFormatError, match=r"\[E523\].*not inflated"):
         train(_dream_run(model, out, resume=True))
+
+
+# --- a full disk: nothing partial is left, and the error names the room needed -------------------
+
+def _full_disk(written: list):
+    """A writer that gets part of its file out before the disk is full, as torch.save and
+    save_pretrained do on a real one."""
+    def write_then_fail(target):
+        with open(target, "wb") if isinstance(target, (str, os.PathLike)) else nullcontext(target) as f:
+            f.write(b"PK\x03\x04" + b"\0" * 4096)
+            f.flush()
+        written.append(str(target))
+        raise OSError(errno.ENOSPC, "No space left on device")
+    return write_then_fail
+
+
+def _config_then_full_disk(monkeypatch, written: list) -> None:
+    """save_pretrained writes config.json, then fails halfway through the weights."""
+    import transformers as T
+
+    fail = _full_disk(written)
+
+    def save_pretrained(self, folder, **kw):
+        os.makedirs(folder, exist_ok=True)
+        self.config.save_pretrained(folder)
+        fail(os.path.join(folder, "model.safetensors"))
+    monkeypatch.setattr(T.PreTrainedModel, "save_pretrained", save_pretrained)
+
+
+@contextmanager
+def _file_size_limit(limit: int):
+    """Files of at most ``limit`` bytes while it lasts: a real failure of torch's and safetensors'
+    own writers (EFBIG, where a full disk gives ENOSPC), without filling a disk."""
+    import resource
+    import signal
+
+    old_limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+    old_signal = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, old_limit[1]))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, old_limit)
+        signal.signal(signal.SIGXFSZ, old_signal)
+
+
+def _assert_e538(err, path: Path):
+    msg = str(err.value)
+    assert isinstance(err.value, OutputError) and err.value.code == "E538", msg
+    assert msg.startswith(f"[E538] Cannot write {path} (No space left on device); nothing partial")
+    assert re.search(r"needs about [\d,.]+ MB and the disk has [\d,.]+ MB free", msg)
+
+
+def test_a_full_disk_leaves_no_partial_checkpoint_and_keeps_the_old_one(tmp_path, monkeypatch):
+    path = tmp_path / "ckpt.pt"
+    save_checkpoint({"w": torch.ones(3)}, path)
+    before, written = path.read_bytes(), []
+    fail = _full_disk(written)
+    monkeypatch.setattr(torch, "save", lambda obj, f, *a, **k: fail(f))
+    with pytest.raises(OutputError) as err:
+        save_checkpoint({"w": torch.zeros(250_000)}, path)
+    _assert_e538(err, path)
+    assert "about 1.0 MB" in str(err.value) and written  # 250,000 float32
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt.pt"]
+    assert path.read_bytes() == before
+
+
+def test_a_failing_write_of_torchs_own_writer_is_coded_too(tmp_path):
+    """torch reports a failed write as "unexpected pos"; the file system's error is found."""
+    with pytest.raises(OutputError) as err, _file_size_limit(64_000):
+        save_checkpoint({"w": torch.zeros(250_000)}, tmp_path / "ckpt.pt")
+    assert err.value.code == "E538" and "(File too large)" in str(err.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_full_disk_never_leaves_half_a_model_folder(tmp_path, monkeypatch):
+    import transformers as T
+
+    cfg = T.BertConfig(vocab_size=100, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                       intermediate_size=32, max_position_embeddings=32)
+    model, best, written = T.BertForMultipleChoice(cfg), tmp_path / "best", []
+    save_folder(best, model)
+    before = {p.name: p.read_bytes() for p in best.iterdir()}
+    with pytest.raises(OutputError) as err, _file_size_limit(1_000):
+        save_folder(best, model)  # safetensors says "(os error 27)" in its own error
+    assert err.value.code == "E538" and "(File too large)" in str(err.value)
+    _config_then_full_disk(monkeypatch, written)
+    with pytest.raises(OutputError) as err:
+        save_folder(best, model)
+    _assert_e538(err, best)
+    assert written and [p.name for p in tmp_path.iterdir()] == ["best"]
+    assert {p.name: p.read_bytes() for p in best.iterdir()} == before  # the previous one, whole
+
+
+@pytest.mark.parametrize("target", ["best", "ckpt.pt"])
+def test_train_onto_a_full_disk_is_coded_and_leaves_nothing_partial(tmp_path, monkeypatch, target):
+    from logicparse.training import train
+
+    model, out, written = _tiny_bert(tmp_path / "m", 16), tmp_path / "run", []
+    if target == "best":
+        _config_then_full_disk(monkeypatch, written)
+    else:
+        fail = _full_disk(written)
+        monkeypatch.setattr(torch, "save", lambda obj, f, *a, **k: fail(f))
+    with pytest.raises(OutputError) as err:
+        train(_dream_run(model, out))
+    _assert_e538(err, out / target)
+    kept = ["best", "metrics.jsonl"] if target == "ckpt.pt" else ["metrics.jsonl"]
+    assert written and sorted(p.name for p in out.iterdir()) == kept

@@ -300,9 +300,9 @@ def test_pararule_reader_makes_one_pair_per_question_grouped_by_context():
 
 
 @pytest.mark.parametrize("line, reason", [
-    ('{"id": "x", "questions": []}', r"line 2: expected an object with a 'context'"),
+    ('{"id": "x", "questions": []}', r"line 2: 'context' must be a non-empty string, got nothing"),
     ('{"id": "x", "context": "A is b.", "questions": [{"text": "A is b.", "label": "maybe"}]}',
-     r"line 2, question 0: expected a 'text' and a 'label' of false or true"),
+     r"line 2, question 0: 'label' must be false or true, got the string 'maybe'"),
     ("{not json", r"line 2: not JSON"),
 ])
 def test_pararule_bad_lines_name_the_file_and_line(tmp_path, line, reason):

@@ -14,7 +14,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from ..errors import DataFormatError, Errors
+from ..errors import DataFormatError, Errors, ModelLoadError
+from .records import Record, expect, is_ident, is_texts
 
 MULTIPLE_CHOICE, SEQ2SEQ, PAIR = "multiple_choice", "seq2seq", "pair_classification"
 
@@ -62,21 +63,38 @@ def read_dream(path: str) -> list[ChoiceExample]:
     """DREAM JSON: a list of ``[turns, [{"question", "choice", "answer"}, ...], dialogue_id]``.
     The dialogue turns are joined by newlines into one context."""
     with open(path, encoding="utf-8") as f:
-        data = json.load(f)
+        try:
+            data = json.load(f)
+        except json.JSONDecodeError as e:
+            raise DataFormatError(Errors.E520.format(path=path, where=f"line {e.lineno}, column "
+                                                     f"{e.colno}", reason=f"not JSON ({e.msg})")) from None
+        except RecursionError:
+            raise DataFormatError(Errors.E520.format(path=path, where="the top level",
+                                                     reason="nested too deeply to be read")) from None
+    expect(data, lambda d: isinstance(d, list), path, "the top level", "the file",
+           "a list of [turns, questions, id] items")
     out = []
     for n, item in enumerate(data):
         if not (isinstance(item, list) and len(item) == 3):
             raise DataFormatError(Errors.E520.format(path=path, where=f"item {n}",
                                                      reason="expected [turns, questions, id]"))
         turns, questions, dialogue_id = item
+        expect(dialogue_id, is_ident, path, f"item {n}", "the id (third entry)", "a string")
+        where = f"item {n} (dialogue {dialogue_id})"
+        expect(turns, is_texts, path, where, "the turns (first entry)",
+               "a non-empty list of strings")
+        expect(questions, lambda v: isinstance(v, list), path, where,
+               "the questions (second entry)", "a list of objects")
         for q, qa in enumerate(questions):
-            options = list(qa["choice"])
-            if qa["answer"] not in options:
-                raise DataFormatError(Errors.E520.format(
-                    path=path, where=f"dialogue {dialogue_id} question {q}",
-                    reason=f"answer {qa['answer']!r} is not one of the choices"))
-            out.append(ChoiceExample(f"{dialogue_id}-{q}", "\n".join(turns), qa["question"],
-                                     options, options.index(qa["answer"])))
+            qa = Record(qa, path, f"{where}, question {q}", "an object with 'question', "
+                        "'choice' and 'answer'")
+            question = qa.get("question", lambda v: isinstance(v, str), "a string")
+            options = qa.get("choice", lambda v: is_texts(v, 2), "a list of at least two strings")
+            answer = qa.get("answer", lambda v: isinstance(v, str), "a string")
+            if answer not in options:
+                raise qa.error(f"answer {answer!r} is not one of the choices")
+            out.append(ChoiceExample(f"{dialogue_id}-{q}", "\n".join(turns), question,
+                                     list(options), options.index(answer)))
     return out
 
 
@@ -123,12 +141,14 @@ def read_dialogsum(path: str) -> list[SummaryExample]:
     """DialogSum JSONL: ``dialogue`` and ``summary`` (train/dev) or ``summary1..3`` (test)."""
     out = []
     for n, row in _jsonl(path):
-        refs = [row[k] for k in ("summary", "summary1", "summary2", "summary3")
-                if isinstance(row, dict) and row.get(k)]
-        if not isinstance(row, dict) or "dialogue" not in row or not refs:
-            raise DataFormatError(Errors.E520.format(
-                path=path, where=f"line {n}", reason="expected 'dialogue' and 'summary' fields"))
-        out.append(SummaryExample(str(row.get("fname", n)), row["dialogue"], refs))
+        row = Record(row, path, f"line {n}", "an object with 'dialogue' and 'summary' fields")
+        dialogue = row.text("dialogue")
+        refs = [row.get(k, lambda v: isinstance(v, str), "a string", optional=True)
+                for k in ("summary", "summary1", "summary2", "summary3")]
+        refs = [r for r in refs if r and r.strip()]
+        if not refs:
+            raise row.error("expected a non-empty 'summary' (or 'summary1' to 'summary3' on test)")
+        out.append(SummaryExample(row.ident("fname", str(n)), dialogue, refs))
     return out
 
 
@@ -140,7 +160,7 @@ def _jsonl(path: str):
                 continue
             try:
                 yield n, json.loads(line)
-            except ValueError as e:
+            except (ValueError, RecursionError) as e:
                 raise DataFormatError(Errors.E520.format(path=path, where=f"line {n}",
                                                          reason=f"not JSON ({e})")) from None
 
@@ -200,23 +220,28 @@ def read_pararule(path: str) -> list[PairExample]:
     line, labels true / false; each question is a pair (context, question) grouped by context."""
     out = []
     for n, row in _jsonl(path):
-        if not (isinstance(row, dict) and isinstance(row.get("context"), str)
-                and row["context"].strip() and isinstance(row.get("questions"), list)):
-            raise DataFormatError(Errors.E520.format(
-                path=path, where=f"line {n}", reason="expected an object with a 'context' "
-                "string and a 'questions' list"))
-        context_id = str(row.get("id", n))
-        for q, question in enumerate(row["questions"]):
-            label = str(question.get("label", "")).strip().lower() \
-                if isinstance(question, dict) else ""
-            if label not in PARARULE_CLASSES or not str(question.get("text", "")).strip():
-                raise DataFormatError(Errors.E520.format(
-                    path=path, where=f"line {n}, question {q}", reason="expected a 'text' and "
-                    f"a 'label' of {' or '.join(PARARULE_CLASSES)}"))
-            out.append(PairExample(str(question.get("id", f"{context_id}-{q}")),
-                                   row["context"].strip(), question["text"].strip(),
-                                   PARARULE_CLASSES.index(label), group=context_id))
+        row = Record(row, path, f"line {n}", "an object with a 'context' string and a "
+                     "'questions' list")
+        context = row.text("context").strip()
+        questions = row.get("questions", lambda v: isinstance(v, list), "a list of objects")
+        context_id = row.ident("id", str(n))
+        for q, question in enumerate(questions):
+            question = Record(question, path, f"line {n}, question {q}", "an object with a "
+                              "'text' and a 'label'")
+            # JSON true / false read as the label strings they spell.
+            label = question.get("label", lambda v: isinstance(v, (str, bool)) and
+                                 str(v).strip().lower() in PARARULE_CLASSES,
+                                 " or ".join(PARARULE_CLASSES))
+            out.append(PairExample(question.ident("id", f"{context_id}-{q}"), context,
+                                   question.text("text").strip(),
+                                   PARARULE_CLASSES.index(str(label).strip().lower()),
+                                   group=context_id))
     return out
+
+
+_NEEDS = {SEQ2SEQ: "a sequence-to-sequence model (an encoder-decoder such as a local BART folder)",
+          MULTIPLE_CHOICE: "a model with a multiple-choice head (an encoder such as MiniLM or BERT)",
+          PAIR: "a model with a sequence-classification head (an encoder such as MiniLM or BERT)"}
 
 
 @dataclass(frozen=True)
@@ -229,6 +254,27 @@ class Task:
     # Pairs carved from the training file as the dev split when the task ships no dev file with
     # labels to spare (ConjNLI's only labelled evaluation file is its test set).
     carve_dev: int = 0
+
+    def model_class(self, path: str) -> tuple:
+        """(the transformers Auto class that builds this task's model, the config at ``path``). A
+        model without the task's head is refused before any text is annotated: transformers' own
+        refusal comes only once the data is ready, as a ValueError listing every model type."""
+        import transformers
+
+        auto = {SEQ2SEQ: transformers.AutoModelForSeq2SeqLM, PAIR:
+                transformers.AutoModelForSequenceClassification}.get(
+                    self.kind, transformers.AutoModelForMultipleChoice)
+        try:
+            config = transformers.AutoConfig.from_pretrained(path)
+        except (OSError, ValueError) as e:
+            raise ModelLoadError(Errors.E524.format(path=path, reason=e)) from None
+        heads = getattr(auto, "_model_mapping", None)  # config class -> model class
+        if heads is not None and type(config) not in heads:
+            raise ModelLoadError(Errors.E520.format(
+                path=os.path.join(path, "config.json"), where=f"model_type {config.model_type!r}",
+                reason=f"--task {self.name} needs {_NEEDS[self.kind]}, which this model is not; "
+                "pass one with --model"))
+        return auto, config
 
     def read(self, path: str) -> list:
         try:

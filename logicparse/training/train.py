@@ -26,7 +26,7 @@ from typing import Optional
 import numpy as np
 import torch
 
-from ..checkpoints import load_checkpoint, load_state, rng_state, set_rng_state
+from ..checkpoints import load_checkpoint, load_state, rng_state, save_folder, set_rng_state
 from ..checkpoints import save_checkpoint as write_checkpoint
 from ..errors import DataFormatError, Errors, ModelLoadError
 from ..terminal import safe
@@ -160,6 +160,8 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     # ---- data and labels: everything is checked before the model is even loaded ---------------
     task, files, splits = read_splits(cfg)
     T.check_splits(splits, files)
+    path = resolve_model_path(cfg.model)
+    auto, model_config = task.model_class(path)  # a model without the task's head: refused here
     logical = cfg.logic != "none"
     labels, fingerprints = None, {}
     if logical:
@@ -174,13 +176,10 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
             annotation, L.texts_of(splits.get("test", [])))}
 
     # ---- model and tokenizer -----------------------------------------------------------------
-    path = resolve_model_path(cfg.model)
-    auto = {T.SEQ2SEQ: transformers.AutoModelForSeq2SeqLM, T.PAIR: transformers.AutoModelForSequenceClassification
-            }.get(task.kind, transformers.AutoModelForMultipleChoice)
     head = {"num_labels": len(task.classes), "id2label": dict(enumerate(task.classes)),
             "label2id": {c: i for i, c in enumerate(task.classes)}} if task.kind == T.PAIR else {}
     tokenizer = transformers.AutoTokenizer.from_pretrained(path, use_fast=True)
-    saved_logic = getattr(transformers.AutoConfig.from_pretrained(path), "logicparse", None)
+    saved_logic = getattr(model_config, "logicparse", None)
     if saved_logic and logical:
         model = from_pretrained(path, auto, **head)  # continue from a logical checkpoint
     else:
@@ -362,8 +361,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
             if best is None or result[key] > best[key]:
                 best = result
                 if cfg.checkpoint:
-                    model.save_pretrained(os.path.join(cfg.out, "best"))
-                    tokenizer.save_pretrained(os.path.join(cfg.out, "best"))
+                    save_folder(os.path.join(cfg.out, "best"), model, tokenizer)
                 else:
                     best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
         if stopped_mid_epoch:
