@@ -282,3 +282,29 @@ def test_encoding_names_the_real_encoding_where_the_fallback_would_garble(tmp_pa
     assert garbled.fallback and garbled.text == "what man\xa1\xa6s genius has begun\xa1Xnot so much"
     doc = read([tmp_path / "speech.txt"], encoding="big5")[0][0]
     assert not doc.fallback and doc.text == "what man\u2019s genius has begun\u2014not so much"
+
+
+def test_a_directorys_text_files_are_read_whatever_the_case_of_their_suffix(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from logicparse.batch import read_shards
+    from logicparse.cli import _register, app
+
+    d = tmp_path / "d"
+    d.mkdir()
+    for name in ("a.txt", "B.TXT", "c.Txt"):
+        (d / name).write_text(f"It rains in {name[0]}, so we stay.")
+    (d / "notes.md").write_text("Not a text file.")
+    docs, n = read([d])
+    assert [doc.id for doc in docs] == ["B", "a", "c"] and n == 3  # sorted by path: upper first
+    assert docs[0].text == "It rains in B, so we stay."
+    monkeypatch.syspath_prepend(str(FIX))  # the flat fake pipeline, found by the worker process
+    _register()
+    res = CliRunner().invoke(app, ["annotate", str(d), "--out", str(tmp_path / "out"),
+                                   "--senses", "none", "--workers", "1",
+                                   "--annotator", "fake_pipeline:flat"])
+    assert res.exit_code == 0, res.output
+    rows = {r["id"]: r for r in read_shards(tmp_path / "out").to_pylist()}
+    assert sorted(rows) == ["B", "a", "c"]
+    for row in rows.values():
+        assert row["error"] is None and row["tokens"][:3] == ["It", "rains", "in"]
