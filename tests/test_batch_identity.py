@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from logicparse.batch.changes import digest
 from logicparse.batch.identity import describe_change, fingerprint, identity
 from logicparse.batch.inputs import InputSpec
 from logicparse.tokens import SCHEMA_VERSION
@@ -254,3 +255,26 @@ def test_stdin_alone_is_another_run_than_no_input_at_all():
         "5b297260c2e081ed6a0eb84edc92d6bdc3d1818c28b0f80c5cfdaa99dd73a2f8")
     assert fingerprint([InputSpec("-", "stdin")], {}) == (
         "3e997330419e4ba3705fc0ffbfc2b7513d52970512ea278860642bb2de70bc41")
+
+
+def test_identity_and_fingerprint_are_made_of_size_and_time_only(tmp_path):
+    # a run's stats also hold the status change time, device and inode, checked during the run
+    # only: a copy of the corpus elsewhere resumes
+    a = tmp_path / "a.txt"
+    specs = [InputSpec(str(a), "txt")]
+    full, short = {str(a): (1, 5, 77, 8, 9)}, {str(a): (1, 5)}
+    assert fingerprint(specs, {}, full) == fingerprint(specs, {}, short)
+    assert identity(specs, {}, full) == identity(specs, {}, short)
+    assert identity(specs, {}, full)["inputs"][0]["files"] == {"a.txt": [1, 5]}
+
+
+def test_the_digest_of_a_shards_documents_tells_every_field_apart():
+    base = digest(["a", "b"], ["x", None], [None, "[E336] ..."])
+    assert len(base) == 32 and base == digest(("a", "b"), ("x", None), (None, "[E336] ..."))
+    for other in (digest(["a", "b"], ["x", ""], [None, "[E336] ..."]),  # no text, empty text
+                  digest(["a", "b"], ["x", None], [None, "[E339] ..."]),
+                  digest(["ab", ""], ["x", None], [None, "[E336] ..."]),  # where a field ends
+                  digest(["a", "b"], [None, "x"], [None, "[E336] ..."]),
+                  digest(["a"], ["x"], [None])):
+        assert other != base
+    assert digest(["\ud800"], ["t"], [None]) != digest(["\udc80"], ["t"], [None])

@@ -1,6 +1,10 @@
 """What a run's output depends on: its inputs (paths, sizes, modification times) and the
 settings that change rows. The fingerprint (a hash) decides whether an output folder may be
-resumed; the identity (the same, readable, kept in the manifest) says what changed when not."""
+resumed; the identity (the same, readable, kept in the manifest) says what changed when not.
+
+Size and time only: a copy of the corpus (another inode, a new status change time) is the same
+input. What they cannot show, content changed under the same size and time, a resumed run finds
+shard by shard (changes.digest)."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..tokens import SCHEMA_VERSION
-from .changes import stat_pair
+from .changes import file_stat
 from .inputs import InputSpec
 from .records import escape_id
 
@@ -28,9 +32,9 @@ def identity(specs: list[InputSpec], settings: dict, stats: Optional[dict] = Non
         root = Path(s.path)
         files = {}
         for f in (s.files if s.kind == "dir" else [root]):
-            st = stats[str(f)] if stats is not None else stat_pair(f)
+            st = stats[str(f)] if stats is not None else file_stat(f)
             name = f.relative_to(root).as_posix() if s.kind == "dir" else f.name
-            files[escape_id(name, name=True)] = list(st) if st else None
+            files[escape_id(name, name=True)] = list(st[:2]) if st else None
         inputs.append({"path": escape_id(str(root.resolve()), name=True), "kind": s.kind,
                        "files": files})
     return {"inputs": inputs, "settings": settings}
@@ -101,8 +105,8 @@ def fingerprint(specs: list[InputSpec], settings: dict, stats: Optional[dict] = 
         files = s.files if s.kind == "dir" else [Path(s.path)]
         h = hashlib.sha256()
         for f in files:
-            st = stats[str(f)] if stats is not None else stat_pair(f)
-            size, mtime = st if st else (-1, -1)
+            st = stats[str(f)] if stats is not None else file_stat(f)
+            size, mtime = st[:2] if st else (-1, -1)
             # bytes, not text: a file name need not be UTF-8
             h.update(os.fsencode(f) + f"\0{size}\0{mtime}\n".encode())
         ident.append([escape_id(str(Path(s.path).resolve()), name=True), s.kind, h.hexdigest()])

@@ -175,8 +175,9 @@ def count_documents(specs: list[InputSpec], opts: ReadOptions) -> Optional[int]:
                 total += 1  # unreadable: one row with the error
         else:
             try:
-                total += records.table_schema(spec.kind, spec.path, opts)
-            except OSError:
+                with _open_regular(Path(spec.path)) as f:
+                    total += records.table_schema(spec.kind, spec.path, opts, f)
+            except (OSError, _NotRegular):
                 total += 1
     return total
 
@@ -184,8 +185,9 @@ def count_documents(specs: list[InputSpec], opts: ReadOptions) -> Optional[int]:
 def read_documents(specs: list[InputSpec], opts: ReadOptions, stdin: Optional[BinaryIO] = None,
                    stats: Optional[dict] = None) -> Iterator[tuple[InputSpec, InputDoc]]:
     """Every document of every input, in order, with the input it came from. ``stats``: each
-    file's (size, mtime) when the run started (changes.file_stats); a document read from a file
-    that differs from it since is a row with an E322 error."""
+    file's stat when the run started (changes.file_stats); a document read from a file that
+    differs from it since, or that is gone or no longer a regular file, is a row with an E322
+    error."""
     for spec in specs:
         for doc in _read_one(spec, opts, stdin, stats):
             yield spec, doc
@@ -214,7 +216,8 @@ def _read_one(spec: InputSpec, opts: ReadOptions, stdin: Optional[BinaryIO],
             if n:  # the file went bad midway (I/O error): not a record to skip silently
                 raise DataFormatError(Errors.E336.format(path=_shown(spec.path),
                                                          reason=_reason(e))) from None
-            yield _unreadable(file_id(Path(spec.path).stem), spec.path, e)
+            yield _lost(_unreadable(file_id(Path(spec.path).stem), spec.path, e), spec.path, e,
+                        stats)
     elif spec.kind == "stdin":
         stream = stdin if stdin is not None else sys.stdin.buffer
         if opts.stdin_format == "jsonl":
@@ -237,12 +240,14 @@ def _read_one(spec: InputSpec, opts: ReadOptions, stdin: Optional[BinaryIO],
 
 
 def _read_records(spec: InputSpec, opts: ReadOptions) -> Iterator[InputDoc]:
-    if spec.kind == "jsonl":
-        with _open_regular(Path(spec.path)) as f:
+    # Tables too are read from the file opened here: opened by name, a FIFO swapped in since
+    # the run started would wait for a writer.
+    with _open_regular(Path(spec.path)) as f:
+        if spec.kind == "jsonl":
             yield from records.jsonl_docs(f, file_id(Path(spec.path).stem), _shown(spec.path),
                                           opts, decode)
-    else:
-        yield from records.table_docs(spec.kind, spec.path, opts, decode)
+        else:
+            yield from records.table_docs(spec.kind, spec.path, opts, decode, f)
 
 
 def file_id(name: str) -> str:
@@ -295,13 +300,11 @@ def _file_doc(doc_id: str, path: Path, opts: ReadOptions, stats: Optional[dict] 
         with _open_regular(path) as f:
             data = f.read(limit + 1)
             st = os.fstat(f.fileno())  # after the read: any write before or during it shows
-    except _NotRegular as e:
-        return InputDoc(doc_id, None, error=Errors.E339.format(path=_shown(path), what=e.what))
-    except OSError as e:
-        return _unreadable(doc_id, _shown(path), e)
+    except (_NotRegular, OSError) as e:
+        return _lost(_unreadable(doc_id, path, e), path, e, stats)
     doc = _text_doc(doc_id, data, opts, truncated=len(data) > limit)
     if stats is not None:
-        reason = changes.difference(stats.get(str(path)), (st.st_size, st.st_mtime_ns),
+        reason = changes.difference(stats.get(str(path)), changes.stat_of(st),
                                     len(data) if len(data) <= limit else None)
         if reason:
             return changes.mark(doc, path, reason)
@@ -316,6 +319,16 @@ def _unreadable(doc_id: str, path: str, e) -> InputDoc:
     if isinstance(e, _NotRegular):
         return InputDoc(doc_id, None, error=Errors.E339.format(path=_shown(path), what=e.what))
     return InputDoc(doc_id, None, error=Errors.E336.format(path=_shown(path), reason=_reason(e)))
+
+
+def _lost(doc: InputDoc, path, e, stats: Optional[dict]) -> InputDoc:
+    """The error row ``doc`` of ``path``, which cannot be read (``e``), as a row of a changed
+    input (E322) when the file could be read as the run started: lost or swapped mid-run."""
+    if stats is None:
+        return doc
+    reason = (f"it is {e.what} now" if isinstance(e, _NotRegular)
+              else f"it is gone or unreadable now: {_reason(e)}")
+    return changes.lost(doc, path, stats.get(str(path)), reason)
 
 
 def _reason(e: OSError) -> str:

@@ -10,6 +10,7 @@ Numbers too long for Python's int conversion are read as decimals, not refused.
 from __future__ import annotations
 
 import json
+import os
 import re
 from decimal import Decimal
 from pathlib import Path
@@ -101,38 +102,46 @@ def check_first_record(stream: BinaryIO, path: str, opts, decode) -> int:
     return n
 
 
-def parquet_file(path: str):
+def parquet_file(path: str, source: BinaryIO):
+    """The Parquet file ``source`` (opened from ``path``, a regular file: inputs._open_regular)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        return pq.ParquetFile(path)
+        return pq.ParquetFile(source)
     except (pa.ArrowInvalid, OSError) as e:
         raise DataFormatError(Errors.E338.format(path=path, reason=e)) from None
 
 
-def arrow_reader(path: str):
-    """(schema, batches) of an Arrow IPC file or stream."""
+def arrow_reader(path: str, source: BinaryIO):
+    """(schema, batches) of an Arrow IPC file or stream (``source``: opened from ``path``, a
+    regular file), mapped into memory, not read."""
+    import mmap
+
     import pyarrow as pa
 
+    fd = source.fileno()
+    # mapped from the file already open: mapped by name, a FIFO swapped in would be waited on
+    data = pa.py_buffer(mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if os.fstat(fd).st_size
+                        else b"")  # mmap refuses an empty file
     try:
-        reader = pa.ipc.open_file(pa.memory_map(path))
+        reader = pa.ipc.open_file(data)
         return reader.schema, (reader.get_batch(i) for i in range(reader.num_record_batches))
     except pa.ArrowInvalid:
         try:
-            reader = pa.ipc.open_stream(pa.memory_map(path))
+            reader = pa.ipc.open_stream(data)
         except pa.ArrowInvalid as e:
             raise DataFormatError(Errors.E309.format(path=path, reason=e)) from None
         return reader.schema, iter(reader)
 
 
-def table_schema(kind: str, path: str, opts) -> int:
+def table_schema(kind: str, path: str, opts, source: BinaryIO) -> int:
     """Checks a Parquet or Arrow input's columns (E308) and returns its number of rows."""
     if kind == "parquet":
-        pf = parquet_file(path)
+        pf = parquet_file(path, source)
         names, rows = pf.schema_arrow.names, pf.metadata.num_rows
     else:
-        schema, batches = arrow_reader(path)
+        schema, batches = arrow_reader(path, source)
         names = schema.names
         rows = None
     if opts.text_field not in names:
@@ -143,14 +152,14 @@ def table_schema(kind: str, path: str, opts) -> int:
     return rows
 
 
-def table_docs(kind: str, path: str, opts, decode) -> Iterator:
+def table_docs(kind: str, path: str, opts, decode, source: BinaryIO) -> Iterator:
     if kind == "parquet":
-        pf = parquet_file(path)
+        pf = parquet_file(path, source)
         names = pf.schema_arrow.names
         cols = [c for c in (opts.id_field, opts.text_field) if c in names]
         batches = pf.iter_batches(batch_size=1024, columns=cols)
     else:
-        schema, batches = arrow_reader(path)
+        schema, batches = arrow_reader(path, source)
         names = schema.names
     if opts.text_field not in names:
         raise DataFormatError(Errors.E308.format(path=path, field=opts.text_field,

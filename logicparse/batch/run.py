@@ -3,8 +3,9 @@
 The plan depends on the input alone: documents are numbered in input order, shard ``i`` holds
 documents ``[i * shard_size, (i + 1) * shard_size)``, and each shard is cut into chunks of about
 ``chunk_chars`` characters. A rerun of the same command keeps every finished shard that matches
-its manifest entry (size and sha256) and the plan's ids, annotates again any that does not (and
-says so), and annotates the rest. The manifest lists each shard as soon as it is written.
+its manifest entry (size and sha256) and whose documents, read again, have the digest the entry
+recorded (changes.digest); it annotates again any that does not (and says so), and annotates the
+rest. The manifest lists each shard as soon as it is written.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import pyarrow.compute as pc
 from ..errors import DataFormatError, Errors, LogicparseError
 from . import manifest as mf
 from . import shards as sh
-from .changes import file_stats, holds_changed_rows
+from .changes import digest, file_stats, holds_changed_rows
 from .identity import fingerprint as input_fingerprint
 from .identity import identity as input_identity
 from .inputs import InputSpec, ReadOptions, count_documents, read_documents, resolve_inputs
@@ -127,6 +128,7 @@ class _Run:
             if m:
                 self.unchecked[int(m.group(1))] = e
         self.rewritten: list[dict] = []
+        self.digests: dict[int, str] = {}  # shard in flight -> digest of its documents
         self.seen_ids: set[int] = set()
         self.duplicates: list[str] = []
         self.n_duplicates = 0
@@ -179,6 +181,7 @@ class _Run:
     def _plan_shard(self, shard: int, ids: list, texts: list, errors: list) -> Iterator[Chunk]:
         path = self.out / sh.shard_name(shard)
         entry = self.unchecked.pop(shard, None)
+        read = digest(ids, texts, errors)
         if path.exists():
             reason = sh.mismatch(path, entry)
             if reason is None:
@@ -192,12 +195,16 @@ class _Run:
             if reason is None and self.after_changed and done.column("id").to_pylist() != ids:
                 # an input that changed while read earlier gave other rows: these moved with it
                 reason = "an input before it changed while the run read it"
+            if reason is None and entry.get("input_digest") != read:
+                # an input changed with its size and time kept (set back, or another file of
+                # the same size and time): the identity cannot show it, what was read does
+                reason = ("the documents read for it now differ from those it was annotated from"
+                          if entry.get("input_digest") else
+                          "manifest.json holds no digest of the documents it was annotated from")
             if reason is None:
-                if done.column("id").to_pylist() != ids:
-                    raise DataFormatError(Errors.E310.format(
-                        path=self.out, reason=f"{path.name} holds other document ids"))
                 # Counts come from the verified shard itself, never from the manifest.
-                self.entries[shard] = sh.shard_entry(path, done, sha256=entry["sha256"])
+                self.entries[shard] = {**sh.shard_entry(path, done, sha256=entry["sha256"]),
+                                       "input_digest": read}
                 self.resumed += 1
                 self.progress.skip(len(ids))
                 return
@@ -205,6 +212,7 @@ class _Run:
             self.rewritten.append({"file": path.name, "reason": reason})
             path.unlink()
         self.expected[shard] = len(ids)
+        self.digests[shard] = read
         for start, end in cut_chunks(texts, self.config.chunk_chars, self.config.chunk_docs):
             yield Chunk(shard, start, tuple(ids[start:end]), tuple(texts[start:end]),
                         errors=tuple(errors[start:end]) if any(errors[start:end]) else ())
@@ -242,7 +250,8 @@ class _Run:
         if sum(t.num_rows for _, t in self.parts[shard]) == self.expected.get(shard, -1):
             parts = sorted(self.parts.pop(shard), key=lambda p: p[0])
             table = pa.concat_tables([t for _, t in parts])
-            self.entries[shard] = sh.write_shard(self.out, shard, table)
+            self.entries[shard] = {**sh.write_shard(self.out, shard, table),
+                                   "input_digest": self.digests.pop(shard)}
             self.memory_at_shards.append({"shard": shard, "workers_rss_mb": dict(self.worker_rss),
                                           "main_rss_mb": mf.own_rss_mb()})
             # Every shard is listed at once: a resumed run verifies each against its entry.
