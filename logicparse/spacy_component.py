@@ -13,7 +13,8 @@
 
 The component annotates the Doc's own tokens and sentences (it does not re-tokenise), with the
 same parser, sense decisions and mapping as :class:`logicparse.Annotator`; whitespace tokens get
-no labels. ``nlp.pipe(texts, batch_size=...)`` parses the sentences of a whole batch together.
+no labels. ``nlp.pipe(texts, batch_size=...)`` parses the sentences of a whole batch together;
+with ``n_process=N`` the forked workers share the loaded models, each on one torch thread.
 A document that fails keeps empty labels and gets its message in ``doc._.logic_error``.
 """
 

@@ -1,5 +1,5 @@
 """The spaCy component: found by name, the Annotator's labels on the Doc's own tokens, batching,
-config round trip, displaCy, and bad Docs."""
+config round trip, displaCy, worker processes, and bad Docs."""
 
 import os
 import subprocess
@@ -200,3 +200,47 @@ def test_displacy_gets_the_pages_colours(nlp):
     for role in ("key", "alpha", "beta"):
         assert f"background: {colours[f'causal:{role}']}" in html
     assert "#ddd" not in html  # displaCy's grey for labels it has no colour for
+
+
+# Keywords whose relation the sense classifiers decide here: the encoder runs in every process.
+SENSE_TEXTS = [
+    "Since it rained, we stayed home.",
+    "I have lived here since I was a child.",
+    "As he was tired, he went to bed early.",
+    "She sang while he played the piano.",
+    "While the plan is cheap, it is slow.",
+    "Prices fell as demand weakened.",
+]
+
+
+@pytest.mark.timeout(600)
+def test_pipe_in_worker_processes_gives_the_same_docs(nlp):
+    import multiprocessing
+    import threading
+
+    import torch
+
+    one = list(nlp.pipe(SENSE_TEXTS, batch_size=2))  # the parent runs torch before it forks
+    assert "classifier" in {r.sense_source for d in one for r in d._.relations}
+    threads = torch.get_num_threads()
+    before = set(multiprocessing.active_children())
+
+    def stop_hung_workers():
+        # Dead workers end the parent's wait with an error instead of leaving it blocked.
+        for proc in set(multiprocessing.active_children()) - before:
+            proc.kill()
+
+    watchdog = threading.Timer(120, stop_hung_workers)
+    watchdog.start()
+    try:
+        two = list(nlp.pipe(SENSE_TEXTS, batch_size=2, n_process=2))
+    finally:
+        watchdog.cancel()
+    assert torch.get_num_threads() == threads  # only the forked workers run on one thread
+    assert len(two) == len(one)
+    for a, b in zip(one, two):
+        assert [t.text for t in b] == [t.text for t in a]
+        assert [list(ids) for ids in b._.logic] == a._.logic
+        assert b._.relations == a._.relations and b._.logic_error is None
+        assert [(s.start, s.end, s.label_) for s in b.spans["logic"]] == \
+            [(s.start, s.end, s.label_) for s in a.spans["logic"]]

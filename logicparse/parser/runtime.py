@@ -12,6 +12,7 @@ import os
 import numpy as np
 import torch
 
+from ..resources import one_torch_thread_in_forked_children
 from .fast_span import best_spans
 
 logger = logging.getLogger(__name__)
@@ -24,6 +25,7 @@ class TorchNetwork:
 
     def __init__(self, chart_parser):
         self.chart_parser = chart_parser
+        one_torch_thread_in_forked_children()
 
     def __call__(self, batch: dict, left: np.ndarray, right: np.ndarray):
         device = self.chart_parser.output_device

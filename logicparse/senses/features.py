@@ -20,7 +20,8 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import Errors, ModelLoadError
-from ..resources import MINILM_HUB_NAME, minilm_path, offline_environment
+from ..resources import (MINILM_HUB_NAME, minilm_path, offline_environment,
+                         one_torch_thread_in_forked_children)
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +87,7 @@ class Encoder:
             raise ModelLoadError(Errors.E203.format(spec=spec))
         self.device = torch.device(device)
         self.model.to(self.device).eval()
+        one_torch_thread_in_forked_children()
         self.batch_size = batch_size
         limits = [getattr(self.model.config, "max_position_embeddings", None),
                   getattr(self.tokenizer, "model_max_length", None)]
