@@ -38,8 +38,8 @@ does what a hostile or careless user would, and checks what the service or the r
     one-sentence requests within 2 s, no 5xx, RSS +10% at most; budget raised: 504, then free;
 17. `"if " * 299 + "."`: at most 16 labels a token; 15 of them over the answer bound: 413 E426;
 18. a forged Host: a relative redirect; HEAD / and /healthz 200; a 422 in the client's terms.
-19-23. received files and changed inputs (checkpoints that run code, control characters in ids
-    and text, inputs changed mid-run, bad training files, bad Documents): robustness_received.py.
+19-23. code-running checkpoints, escapes in ids and text, inputs changed mid-run, bad training
+    files, Documents: robustness_received.py; 24-31. hostile files and runs: robustness_hostile.py.
 
 Cases 1, 8 and 16 are timings: run them under the machine lock. Every run a case starts is bounded
 (a time limit, and for batch runs an RSS cap of 2 GB on the main process), so that each case
@@ -71,6 +71,7 @@ import httpx
 from robustness_common import CORPUS, RESULTS, SENTENCE, annotate, check, corpus_jsonl, serve
 from robustness_batch import (case_bad_values, case_damaged_manifest, case_huge_file, case_lock,
                               case_pipe, case_schema_first, case_special_files)
+from robustness_hostile import CASES as HOSTILE
 from robustness_received import CASES as RECEIVED
 from robustness_service import (case_amplification, case_http_details, case_one_request_holds,
                                 case_protocol, case_starvation)
@@ -370,12 +371,11 @@ def case_smaller(tmp: Path) -> None:
           f"exit {proc.returncode}")
 
 
-CASES = {1: case_pathological, 2: case_slow_clients, 3: case_corrupted_shard,
-         4: case_bad_records, 5: case_tracebacks, 6: case_pipe, 7: case_smaller,
-         8: case_starvation, 9: case_special_files, 10: case_huge_file, 11: case_bad_values,
-         12: case_schema_first, 13: case_damaged_manifest, 14: case_lock,
-         15: case_protocol, 16: case_one_request_holds, 17: case_amplification,
-         18: case_http_details, **RECEIVED}
+CASES = {1: case_pathological, 2: case_slow_clients, 3: case_corrupted_shard, 4: case_bad_records,
+         5: case_tracebacks, 6: case_pipe, 7: case_smaller, 8: case_starvation,
+         9: case_special_files, 10: case_huge_file, 11: case_bad_values, 12: case_schema_first,
+         13: case_damaged_manifest, 14: case_lock, 15: case_protocol, 16: case_one_request_holds,
+         17: case_amplification, 18: case_http_details, **RECEIVED, **HOSTILE}
 
 
 def main() -> None:
