@@ -115,6 +115,18 @@ def test_a_request_over_the_keyword_budget_is_413_before_any_work(parser):
         assert r.status_code == 200 and len(r.json()["relations"]) == 8
 
 
+def test_the_keyword_budget_counts_occurrences_however_little_text_holds_them(parser):
+    """256 texts of "as as as as": 1,024 occurrences in 2,816 characters, under the 3 characters
+    an occurrence takes with its separator, since a text's last one needs none."""
+    senses = Senses()
+    app = create_app(Settings(senses=None), annotator=annotator(parser, senses))
+    with TestClient(app) as c:
+        r = c.post("/v1/annotate", json={"text": ["as as as as"] * 256})
+    assert r.status_code == 413 and r.json() == {"code": "E425", "detail": Errors.E425.format(
+        n=1024, keywords="as, since, while", limit=1000)}
+    assert senses.calls == []
+
+
 def test_no_budget_applies_without_classifiers(lexicon_annotator):
     app = create_app(Settings(senses=None, max_ambiguous=5), annotator=lexicon_annotator)
     with TestClient(app) as c:

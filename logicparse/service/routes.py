@@ -221,12 +221,14 @@ async def _check_work(annotator, texts: list[str], n_chars: int, settings: Setti
     """The token bound (E418) and the bound on keywords for the sense classifiers (E425), both
     counted on spaCy's tokens before any parsing, off the loop. Counting costs about 0.2 s per
     100,000 characters, so it is skipped when the characters alone show both bounds are kept:
-    a token is at least one character, and a keyword occurrence at least as long as the
-    shortest such keyword plus one character to set it apart from the next."""
+    a token is at least one character, and a text of n characters holds at most
+    (n + 1) // (shortest + 1) occurrences: each as long as the shortest such keyword, and one
+    character between two of them (none after a text's last)."""
     classified = sorted(getattr(getattr(annotator, "senses", None), "classified", ()))
-    shortest = min((len(k) for k in classified), default=0)
+    room = min((len(k) for k in classified), default=0) + 1
     over_tokens = n_chars > settings.max_tokens
-    over_keywords = bool(classified) and n_chars > settings.max_ambiguous * (shortest + 1)
+    over_keywords = bool(classified) and sum(
+        (len(t) + 1) // room for t in texts) > settings.max_ambiguous
     if not (over_tokens or over_keywords) or not hasattr(annotator, "segment"):
         return
     extended = extends_lists(getattr(annotator, "senses", None),
