@@ -273,8 +273,8 @@ class Errors(metaclass=_WithCodes):
     E407 = "{where} is not valid Unicode: {reason}"
     E408 = ("The body was sent as {ctype!r}, not JSON. Send it with the header "
             "'Content-Type: application/json' (curl: -H 'content-type: application/json').")
-    E409 = ("The service is busy: {pending} requests are running or waiting (capacity {capacity}). "
-            "Retry after {retry} s, or raise LOGICPARSE_QUEUE / --queue or the worker count.")
+    E409 = ("The service is busy: {pending} requests ({work:.1f} s of work) are admitted, at most "
+            "{capacity}, each within {timeout} s. Retry after {retry} s, or raise --workers/--timeout.")
     E410 = ("Annotation took longer than the time limit of {timeout} s. Send shorter texts, or "
             "raise LOGICPARSE_TIMEOUT / --timeout on the server.")
     E411 = "The models are still loading. Retry after {retry} s."

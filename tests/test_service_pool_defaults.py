@@ -80,9 +80,10 @@ def test_shutdown_leaves_only_the_running_request_in_progress():
     assert asyncio.run(scenario()) == 1
 
 
-def test_a_default_pool_gives_each_long_request_turns_of_a_quarter_second(clocked):
-    """Two long requests take turns of 0.25 s of work: with steps of 0.25 s, two steps each
-    (the turn ends once past the quarter second)."""
+def test_a_default_pool_gives_each_long_request_a_first_turn_of_a_quarter_second(clocked):
+    """Two long requests each get a first turn of 0.25 s of work, the later first: with steps
+    of 0.25 s, two steps each (the turn ends once past the quarter second). Then the first to
+    come runs to its end before the other goes on."""
     steps = Steps(clocked.clock)
     hold, work = steps.held(20)
 
@@ -99,7 +100,8 @@ def test_a_default_pool_gives_each_long_request_turns_of_a_quarter_second(clocke
         return results
 
     assert clocked.run(scenario()) == [["long1"], ["long2"]]
-    assert steps.log[:8] == ["long2"] * 2 + ["long1"] * 2 + ["long2"] * 2 + ["long1"] * 2
+    assert steps.log == ["long2"] * 2 + ["long1"] * 20 + ["long1:end"] + ["long2"] * 18 + [
+        "long2:end"]
 
 
 # --- what a refused or timed-out client is told ----------------------------------------------
@@ -130,8 +132,9 @@ def test_a_full_pool_refuses_with_its_count_capacity_and_retry_after():
         return refused.value, after, results
 
     refused, after, results = asyncio.run(scenario())
-    assert str(refused) == Errors.E409.format(pending=2, capacity=2, retry=3)
-    assert "2 requests are running or waiting (capacity 2). Retry after 3 s" in str(refused)
+    assert str(refused) == Errors.E409.format(pending=2, work=0.0, capacity=2, timeout=30.0,
+                                              retry=3)
+    assert "2 requests (0.0 s of work) are admitted, at most 2, each within 30.0 s. Retry after 3 s" in str(refused)
     assert refused.code == "E409" and refused.headers == {"Retry-After": "3"}
     assert after == 2 and results == [["0:a"], ["1:b"]]
 

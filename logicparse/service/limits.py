@@ -1,15 +1,18 @@
 """Resource control for the service: a request-body guard and a bounded pool of annotation work.
 
 Both answer early and cheaply so that memory and latency stay bounded whatever clients send:
-an oversized or stalled body is refused before it is read whole, and work beyond the pool's
-capacity is refused (503) instead of queueing without end. Work runs in steps (chunks of parser
-work, see ``Annotator.pipe_steps``), so that a long request neither holds the thread from the
-requests that arrive after it nor keeps running once its deadline has passed.
+an oversized or stalled body is refused before it is read whole, and work the pool could not
+finish within its time limit is refused (503) instead of queueing. Work runs in steps (chunks of
+parser work, see ``Annotator.pipe_steps``), so that a long request neither holds the thread from
+the small requests that arrive after it nor keeps running once its deadline has passed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
+import itertools
+import math
 import threading
 import time
 from collections import deque
@@ -119,12 +122,28 @@ class BodyGuard:
         return TooLarge(Errors.E401.format(size=size, limit=self.limit, max_chars=self.max_chars))
 
 
+# Seconds of work per character of text before the pool has measured its own: the largest
+# request measured (100,000 characters in 21.8 s, docs/service.md), so that a fresh service
+# admits too little rather than too much.
+COST_PER_CHAR = 2.2e-4
+LEARN_CHARS = 2_000  # a smaller batch's time is mostly its fixed cost, not its text's
+
+
 @dataclass(eq=False)
 class _Job:
     texts: list
     ids: list
     deadline: float
+    cost: float = 0.0  # estimated seconds of work
     future: Future = field(default_factory=Future)
+    batch: Optional["_Batch"] = None  # once started
+
+    def remaining(self) -> float:
+        """Estimated seconds of work left: its share of its batch's estimate not yet worked."""
+        b = self.batch
+        if b is None:
+            return self.cost
+        return max(0.0, self.cost - b.work * self.cost / b.cost) if b.cost else 0.0
 
 
 def _chars(job: _Job) -> int:
@@ -134,33 +153,43 @@ def _chars(job: _Job) -> int:
 @dataclass(eq=False)
 class _Batch:
     jobs: list
+    seq: int  # the order batches were started in: past their first turn, they run in it
     steps: object = None  # a generator of work steps
-    turn: float = 0.0  # seconds of work in its current turn
+    turn: float = 0.0  # seconds of work in its first turn
+    work: float = 0.0  # seconds of work so far
+
+    @property
+    def cost(self) -> float:
+        return sum(j.cost for j in self.jobs)
 
 
 class WorkPool:
-    """Runs annotation off the event loop on ``threads`` threads, with room for ``queue`` more
-    requests waiting; a request beyond that is refused at once (Busy).
+    """Runs annotation off the event loop on ``threads`` threads, ``threads + queue`` requests at
+    most. ``work(texts, ids)`` returns the results, or a generator that yields between steps of
+    the work and returns them (``Annotator.pipe_steps``). A free thread takes every waiting
+    request that fits in ``batch_size`` texts and annotates them in one ``work`` call.
 
-    ``work(texts, ids)`` returns the results, or a generator that yields between steps of the
-    work and returns them (``Annotator.pipe_steps``). A thread that becomes free takes every
-    waiting request that fits in ``batch_size`` texts and annotates them in one ``work`` call:
-    the parser handles a batch of sentences in much less time than one by one.
+    Admission finishes what it admits: a request's work is estimated from its characters
+    (``cost_per_char``, measured on the work done), and it is refused at once (Busy, saying when
+    it would be admitted) unless it would end within ``admit_share`` of its time limit without
+    pushing a request admitted before it past its deadline. The rest of the limit is room for
+    small requests and for estimates that fall short.
 
-    Stepped work is interleaved: between any two steps, the requests waiting start as a new
-    batch, which goes first; the batches already started take turns of steps worth ``slice_s``
-    seconds. So a one-sentence request waits for at most the step in progress (a chunk of
-    parsing, about a second), however many long requests are in flight.
+    First come first served, but for small requests (estimated at one turn, ``slice_s``, or
+    less): between any two steps a busy thread takes those waiting, as a new batch that goes
+    first, so that a one-sentence request waits for the step in progress only. A long request
+    waits for a free thread, and past its first turn a batch waits for those started before it
+    (shared evenly, enough long requests were all late).
 
-    A request past ``timeout`` seconds is answered TimedOut. If it was still waiting it is dropped
-    at once; if it had started, its batch is closed before its next step once every request in it
-    is past its deadline, and the slots come back then. (A thread cannot be stopped from outside:
-    work that is not stepped runs to its end, and keeps its slots until then.)
+    A request past ``timeout`` seconds is answered TimedOut: dropped at once if it was waiting;
+    if it had started, its batch is closed before its next step once every request in it is past
+    its deadline (a thread cannot be stopped from outside: work that is not stepped runs on).
     """
 
     def __init__(self, work: Callable[[list, list], object], threads: int = 1, queue: int = 16,
                  timeout: float = 30.0, batch_size: int = 16, retry_after: int = 1,
-                 slice_s: float = 0.25, batch_chars: int = 20_000):
+                 slice_s: float = 0.25, batch_chars: int = 20_000,
+                 cost_per_char: float = COST_PER_CHAR, admit_share: float = 0.9):
         self.work = work
         self.threads = threads
         self.capacity = threads + queue
@@ -169,27 +198,29 @@ class WorkPool:
         self.retry_after = retry_after
         self.slice_s = slice_s
         self.batch_chars = batch_chars
+        self.cost_per_char = cost_per_char
+        self.admit_share = admit_share
         self._jobs: deque[_Job] = deque()
         self._cond = threading.Condition()
-        self._pending = 0  # admitted and not finished: waiting or running
+        self._admitted: dict[_Job, None] = {}  # waiting or running, in arrival order
         self._workers: list[threading.Thread] = []
         self._closed = False
+        self._seq = itertools.count()
         self.abandoned = 0  # batches closed past their deadline
 
     @property
     def pending(self) -> int:
-        return self._pending
+        return len(self._admitted)
 
     async def run(self, texts: list, ids: list) -> list:
-        job = _Job(texts, ids, time.monotonic() + self.timeout)
         with self._cond:
             if self._closed:
                 raise self._shut_down()
-            if self._pending >= self.capacity:
-                raise Busy(Errors.E409.format(pending=self._pending, capacity=self.capacity,
-                                              retry=self.retry_after),
-                           {"Retry-After": self.retry_after})
-            self._pending += 1
+            now = time.monotonic()
+            job = _Job(texts, ids, now + self.timeout,
+                       self.cost_per_char * sum(len(t) for t in texts if isinstance(t, str)))
+            self._admit(job, now)
+            self._admitted[job] = None
             self._jobs.append(job)
             if len(self._workers) < self.threads:  # threads start on first use
                 t = threading.Thread(target=self._loop, daemon=True,
@@ -203,84 +234,147 @@ class WorkPool:
             with self._cond:
                 if job in self._jobs:  # never started: drop it and free its slot now
                     self._jobs.remove(job)
-                    self._pending -= 1
+                    self._admitted.pop(job, None)
                     job.future.cancel()
             raise TimedOut(Errors.E410.format(timeout=self.timeout)) from None
 
-    def _take(self) -> list[_Job]:
-        """Waiting jobs that fit in one batch: at most ``batch_size`` texts and, unless the
-        first is larger, ``batch_chars`` characters (called with the lock held). Long requests
-        go in batches of their own: a batch's first step segments all its texts, and a request
-        that arrives meanwhile waits for that step."""
-        batch, n, chars = [], 0, 0
-        while self._jobs and (not batch or (
-                n + len(self._jobs[0].texts) <= self.batch_size
-                and chars + _chars(self._jobs[0]) <= self.batch_chars)):
-            job = self._jobs.popleft()
-            if job.future.set_running_or_notify_cancel():
+    def _small(self, job: _Job) -> bool:
+        return job.cost <= self.slice_s
+
+    def _admit(self, job: _Job, now: float) -> None:
+        """Raises Busy unless ``job`` can be admitted (called with the lock held)."""
+        full = len(self._admitted) >= self.capacity
+        wait = 0.0 if full else self._wait(job, now)
+        if not full and wait <= 0:
+            return
+        retry = max(self.retry_after, math.ceil(wait))
+        raise Busy(Errors.E409.format(
+            pending=len(self._admitted), capacity=self.capacity, timeout=self.timeout,
+            work=sum(j.remaining() for j in self._admitted), retry=retry), {"Retry-After": retry})
+
+    def _wait(self, job: _Job, now: float) -> float:
+        """Seconds until ``job`` would be admitted if no other came; 0: now. The work admitted is
+        projected in the order it is served: the small requests waiting, the batches started
+        (oldest first), the long requests waiting. A small ``job`` goes before all but the
+        first: none of those that would end in time may be pushed past its deadline. A long one
+        goes last and must end within ``admit_share`` of its limit, or, if its estimate alone is
+        longer, wait until no more than a turn of work is ahead of it."""
+        def rank(j: _Job) -> int:
+            return 1 if j.batch is not None else 0 if self._small(j) else 2
+
+        small, ahead, wait = self._small(job), 0.0, 0.0
+        for j in sorted(self._admitted, key=rank):  # stable: in arrival order within a rank
+            end = now + ahead / self.threads + j.remaining()
+            ahead += j.remaining()
+            if small and rank(j) and end <= j.deadline < end + job.cost:
+                wait = max(wait, end - now)  # once j has ended, job delays it no more
+        if small:
+            return wait
+        limit = max(self.admit_share * self.timeout, job.cost + self.slice_s)
+        return ahead / self.threads + job.cost - limit
+
+    def _take(self, busy: bool) -> list[_Job]:
+        """Waiting jobs that fit in one batch, in arrival order: at most ``batch_size`` texts and,
+        unless the first is larger, ``batch_chars`` characters; only small ones for a ``busy``
+        thread (called with the lock held). Long requests go in batches of their own: a batch's
+        first step segments all its texts, and a request that arrives meanwhile waits for it."""
+        batch, n, chars, left, full = [], 0, 0, deque(), False
+        for job in self._jobs:
+            if full or (busy and not self._small(job)):
+                left.append(job)
+            elif batch and (n + len(job.texts) > self.batch_size
+                            or chars + _chars(job) > self.batch_chars):
+                full = True
+                left.append(job)
+            elif job.future.set_running_or_notify_cancel():
                 batch.append(job)
                 n += len(job.texts)
                 chars += _chars(job)
             else:
-                self._pending -= 1
+                self._admitted.pop(job, None)
+        self._jobs = left
         return batch
 
     def _loop(self) -> None:
-        active: deque[_Batch] = deque()  # this thread's batches, in turn order
+        fresh: deque[_Batch] = deque()  # in their first turn, the latest first
+        started: list[_Batch] = []  # past it, in the order they were started
         while True:
             with self._cond:
-                while not self._jobs and not active and not self._closed:
+                while not self._jobs and not fresh and not started and not self._closed:
                     self._cond.wait()
                 if self._closed:
-                    for b in active:
+                    for b in (*fresh, *started):
                         self._end(b, error=self._shut_down())
                     return
-                # Between every step, whatever the number of batches in turn: a request never
-                # waits for more than the step in progress.
-                jobs = self._take() if self._jobs else []
+                # Between every step: a small request never waits for more than the step in
+                # progress, however many requests are in flight.
+                jobs = self._take(busy=bool(fresh or started)) if self._jobs else []
+                batch = _Batch(jobs, next(self._seq)) if jobs else None
+                for j in jobs:
+                    j.batch = batch  # under the lock: admission reads it
             if jobs:
-                batch = _Batch(jobs)
+                t0 = time.monotonic()
                 try:
                     batch.steps = self.work([t for j in jobs for t in j.texts],
                                             [i for j in jobs for i in j.ids])
                 except BaseException as e:  # noqa: BLE001 - handed to the waiting requests
                     self._end(batch, error=e)
                     continue
+                batch.work += time.monotonic() - t0
                 if not isinstance(batch.steps, GeneratorType):  # plain work: done already
+                    self._learn(batch, finished=True)
                     self._end(batch, result=batch.steps)
                     continue
-                active.appendleft(batch)
-            if active:
-                self._step(active)
+                fresh.appendleft(batch)
+            if fresh or started:
+                self._step(fresh, started)
 
-    def _step(self, active: deque) -> None:
-        batch = active.popleft()
+    def _step(self, fresh: deque, started: list) -> None:
+        first_turn = bool(fresh)
+        batch = fresh.popleft() if first_turn else started.pop(0)
         if time.monotonic() > max(j.deadline for j in batch.jobs):
             batch.steps.close()  # between two steps: nothing is left half done
             self.abandoned += 1
+            self._learn(batch, finished=False)
             self._end(batch, error=TimedOut(Errors.E410.format(timeout=self.timeout)))
             return
         t0 = time.monotonic()
         try:
             next(batch.steps)
         except StopIteration as done:
-            self._end(batch, result=done.value)
+            batch.work += time.monotonic() - t0
+            self._learn(batch, finished=True)
+            return self._end(batch, result=done.value)
         except BaseException as e:  # noqa: BLE001 - handed to the waiting requests
-            self._end(batch, error=e)
+            return self._end(batch, error=e)
+        took = time.monotonic() - t0
+        batch.work += took
+        batch.turn += took if first_turn else 0.0
+        if not first_turn:
+            started.insert(0, batch)  # the oldest goes on to its end
+        elif batch.turn <= self.slice_s:
+            fresh.appendleft(batch)  # its turn goes on
         else:
-            batch.turn += time.monotonic() - t0
-            if batch.turn <= self.slice_s or not active:
-                active.appendleft(batch)  # its turn goes on
-            else:
-                batch.turn = 0.0  # its turn ends: the next batch's begins
-                active.append(batch)
+            bisect.insort(started, batch, key=lambda b: b.seq)
+
+    def _learn(self, batch: _Batch, finished: bool) -> None:
+        """Moves ``cost_per_char`` towards the batch's measured rate, by a weight that grows
+        with its size. A batch closed at its deadline shows only a lower bound: it counts if it
+        is above the rate."""
+        chars = sum(_chars(j) for j in batch.jobs)
+        if chars < LEARN_CHARS:
+            return
+        rate = batch.work / chars
+        if finished or rate > self.cost_per_char:
+            self.cost_per_char += (rate - self.cost_per_char) * chars / (chars + 50_000)
 
     def _end(self, batch: _Batch, result: Optional[list] = None,
              error: Optional[BaseException] = None) -> None:
         # The slots come back before the answers go out: a client that sends its next request
         # the moment it has its answer must find its slot free.
         with self._cond:
-            self._pending -= len(batch.jobs)
+            for job in batch.jobs:
+                self._admitted.pop(job, None)
         start = 0
         for job in batch.jobs:
             part = None if result is None else result[start:start + len(job.texts)]
@@ -300,6 +394,6 @@ class WorkPool:
             self._closed = True
             for job in self._jobs:  # never started: answered now, the client may send it again
                 job.future.set_exception(self._shut_down())
-            self._pending -= len(self._jobs)
+                self._admitted.pop(job, None)
             self._jobs.clear()
             self._cond.notify_all()

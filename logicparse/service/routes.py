@@ -160,7 +160,8 @@ ERRORS_DOC = {
     413: {"model": ErrorBody, "description": "Too much text (bytes, characters, texts, tokens "
           "or keywords for the sense classifiers), or an answer over the response bound."},
     500: {"model": ErrorBody, "description": "Unexpected error (a bug; see the server log)."},
-    503: {"model": ErrorBody, "description": "At capacity or still loading.",
+    503: {"model": ErrorBody, "description": "At capacity (too many requests, or too much work "
+          "to end this one within the time limit) or still loading.",
           "headers": {"Retry-After": {"description": "Seconds to wait before retrying.",
                                       "schema": {"type": "integer"}}}},
     504: {"model": ErrorBody, "description": "Past the per-request time limit."},

@@ -57,7 +57,9 @@ class Settings(BaseSettings):
         "batched (a larger request runs alone).")
     queue: int = Field(16, ge=0, description="Requests that may wait for a thread before 503.")
     timeout: float = Field(30.0, gt=0, description="Seconds a request may take before 504; its "
-                           "work stops then (between two chunks of parsing).")
+                           "work stops then (between two chunks of parsing). A request whose work, "
+                           "after the work admitted before it, would not end within it is refused "
+                           "at once (503).")
     read_timeout: float = Field(
         10.0, gt=0, description="Seconds a client has to send a request's headers, and again its "
         "body, before 408 and the connection is closed.")
