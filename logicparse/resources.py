@@ -48,27 +48,27 @@ def offline_environment() -> None:
 
 # -- forked processes ---------------------------------------------------------------------------
 
-_fork_hook_registered = False
+_torch_pid: Optional[int] = None  # the process whose torch thread pool is its own
 
 
 def one_torch_thread_in_forked_children() -> None:
-    """From now on, every process forked from this one runs torch on one thread. torch's CPU
-    thread pool (OpenMP) does not survive a fork: once this process has run torch on several
-    threads, a forked child that does so too, on the inherited models or on models it loads
-    itself, waits forever for pool threads that exist only here. spaCy's
-    ``nlp.pipe(n_process=...)`` forks its workers on Linux, as ``multiprocessing`` pools do; a
-    process started afresh (spawn, as the batch workers are) keeps its own thread count. Called
-    where a model that torch runs while annotating is built."""
-    global _fork_hook_registered
-    if not _fork_hook_registered and hasattr(os, "register_at_fork"):  # not on Windows
-        os.register_at_fork(after_in_child=_one_torch_thread)
-        _fork_hook_registered = True
+    """Called where a torch model is built and right before it runs while annotating: in a
+    process forked from the one that first called it, torch is set to one thread, once, before
+    its first use there. torch's CPU thread pool (OpenMP) does not survive a fork: once the parent
+    has run torch on several threads, a forked child that does so too waits forever for pool
+    threads that exist only in the parent. spaCy's ``nlp.pipe(n_process=...)`` forks its workers
+    on Linux, as ``multiprocessing`` pools do. Nothing runs at the fork itself: a forked process
+    that never runs torch is untouched (a hook at fork time calls into torch while another thread
+    of the parent may hold its locks, and can hang a child that only meant to exit)."""
+    global _torch_pid
+    pid = os.getpid()
+    if _torch_pid is None:
+        _torch_pid = pid
+    elif _torch_pid != pid:
+        import torch
 
-
-def _one_torch_thread() -> None:
-    import torch
-
-    torch.set_num_threads(1)
+        torch.set_num_threads(1)
+        _torch_pid = pid
 
 
 # -- encoders -----------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ class TorchNetwork:
 
     def __call__(self, batch: dict, left: np.ndarray, right: np.ndarray):
         device = self.chart_parser.output_device
+        one_torch_thread_in_forked_children()
         with torch.inference_mode():
             best, labels, tags = best_spans(self.chart_parser, batch,
                                             torch.from_numpy(left).to(device),

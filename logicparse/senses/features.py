@@ -182,6 +182,7 @@ class Encoder:
             from tqdm import tqdm
 
             batches = tqdm(batches, desc="encoding", unit="batch")
+        one_torch_thread_in_forked_children()
         with torch.inference_mode():
             for batch in batches:
                 texts = [windows[i].text for i in batch]
