@@ -19,6 +19,7 @@ import argparse
 import multiprocessing as mp
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -27,7 +28,11 @@ SUMMARY = re.compile(r"^=*\s*(\d+ (passed|failed).*?)\s*=*$", re.M)
 
 
 def spin(parent: int) -> None:
-    """Keep one core busy until the parent process is gone."""
+    """Keep one core busy until the parent process is gone, or SIGTERM."""
+    # A forked child inherits its parent's SIGTERM handler and signal mask: a handler or a mask
+    # that a library left in the parent (a test process runs many) would keep it spinning.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     while os.getppid() == parent:
         deadline = time.monotonic() + 0.5
         while time.monotonic() < deadline:
@@ -46,6 +51,9 @@ def stop_load(procs: list[mp.Process]) -> None:
         p.terminate()
     for p in procs:
         p.join(timeout=10)
+        if p.is_alive():  # SIGTERM was not enough: the spinner must not outlive the run
+            p.kill()
+            p.join(timeout=10)
 
 
 def run_suite(pytest_args: list[str]) -> tuple[int, str, float]:

@@ -74,6 +74,27 @@ def test_the_busy_processes_stop_with_the_run(two_files):
     assert all(_wait_gone(pid) for pid in pids)
 
 
+def test_the_busy_processes_stop_on_sigterm_whatever_handler_or_mask_the_parent_has():
+    """A test process may hold a SIGTERM handler or mask that a library left; its forked
+    spinners must still stop on SIGTERM alone."""
+    old = signal.signal(signal.SIGTERM, lambda *_: None)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        procs = under_load.start_load(2)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+        signal.signal(signal.SIGTERM, old)
+    try:
+        time.sleep(0.2)  # the spinners are past their start
+        for p in procs:
+            p.terminate()
+        assert all(_wait_gone(p.pid, 10) for p in procs)
+    finally:
+        for p in procs:
+            p.kill()
+            p.join()
+
+
 def test_a_killed_script_leaves_no_busy_loop(tmp_path):
     # The parent is killed outright (no cleanup runs): each spinner must notice and exit.
     pidfile = tmp_path / "pids"
