@@ -130,6 +130,7 @@ def test_the_command_writes_disjoint_splits_that_the_task_reads(tmp_path):
     assert {s: v["statements"] for s, v in summary["splits"].items()} == \
         {"train": 24, "dev": 8, "test": 12}
     assert all(v["best_single_word_accuracy"] == 0.5 for v in summary["splits"].values())
+    assert "best single-word predictor 0.500 (no word beats the majority)" in res.output
     train_ids = {r["id"] for r in read_rows(str(data / "balanced" / "train.jsonl"))}
     dev_ids = {r["id"] for r in read_rows(str(data / "balanced" / "dev.jsonl"))}
     assert len(train_ids) == 6 and len(dev_ids) == 2 and not train_ids & dev_ids

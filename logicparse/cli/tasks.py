@@ -58,9 +58,11 @@ def pararule_balanced(
         typer.echo(f"reasoner: {check['agree']:,} of {check['questions']:,} released labels "
                    f"reproduced ({safe(name)}, {check['contexts']:,} contexts)")
     for split, s in summary["splits"].items():
+        word = s["best_single_word"]
+        best = "no word beats the majority" if word == "(majority)" else f"'{safe(word)}'"
         typer.echo(f"{split}: {s['statements']:,} statements from {s['contexts']:,} contexts; best "
-                   f"single word {safe(s['best_single_word'])!s} {s['best_single_word_accuracy']:.3f}"
-                   f" -> {safe(s['file'])}")
+                   f"single-word predictor {s['best_single_word_accuracy']:.3f} ({best}) -> "
+                   f"{safe(s['file'])}")
     typer.echo(json.dumps(summary))
 
 
