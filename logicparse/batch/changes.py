@@ -105,7 +105,7 @@ def watch_records(docs: Iterator, path: Path, then: Stat, stem: str) -> Iterator
         yield doc
     reason = difference(then, file_stat(path))
     if reason and not marked:
-        from .inputs import InputDoc
+        from .records import InputDoc
 
         yield mark(InputDoc(f"{stem}:changed", None), path, reason)
 

@@ -45,6 +45,7 @@ from typing import BinaryIO, Iterator, Optional
 
 from ..errors import DataFormatError, Errors
 from . import changes, records
+from .records import InputDoc
 
 TEXT_SUFFIXES = (".txt",)
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -52,14 +53,6 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 ARROW_SUFFIXES = (".arrow", ".feather", ".ipc")
 FALLBACKS = ("latin-1", "cp1252", "replace")
 STDIN_FORMATS = ("lines", "text", "jsonl")
-
-
-@dataclass(frozen=True)
-class InputDoc:
-    id: str
-    text: Optional[str]
-    fallback: bool = False  # decoded with the fallback encoding
-    error: Optional[str] = None  # the record could not be read: its row carries this error
 
 
 @dataclass

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import BinaryIO, Iterator, Optional
@@ -21,6 +22,18 @@ from ..errors import DataFormatError, Errors
 PREFIX_CHARS = 1000  # of a text too long to annotate, kept in its row
 
 _MISSING = object()
+
+
+@dataclass(frozen=True)
+class InputDoc:
+    """One document as read from an input, before annotation."""
+
+    id: str
+    text: Optional[str]
+    fallback: bool = False  # decoded with the fallback encoding
+    error: Optional[str] = None  # the record could not be read: its row carries this error
+
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -54,8 +67,6 @@ def read_lines(stream: BinaryIO, limit: int) -> Iterator[tuple[int, Optional[byt
 
 
 def jsonl_docs(stream: BinaryIO, stem: str, where: str, opts, decode) -> Iterator:
-    from .inputs import InputDoc
-
     limit = line_limit(opts.max_chars)
     for lineno, raw in read_lines(stream, limit):
         default_id = f"{stem}:{lineno}"
@@ -213,8 +224,6 @@ def _values(column) -> list:
 
 
 def _invalid_doc(doc_id: str, where: str, field: str, reason: str):
-    from .inputs import InputDoc
-
     return InputDoc(escape_id(doc_id), None, error=Errors.E340.format(where=where, field=field,
                                                                       reason=reason))
 
@@ -238,8 +247,6 @@ def escape_id(doc_id: str, name: bool = False) -> str:
 
 def over_long(doc_id: str, text: str, fell_back: bool, n, opts):
     """The row of a text longer than the annotator takes: an E333 error, a prefix of the text."""
-    from .inputs import InputDoc
-
     return InputDoc(doc_id, text[:PREFIX_CHARS], fell_back,
                     Errors.E333.format(n=n, limit=opts.max_chars))
 
@@ -248,8 +255,6 @@ def checked_doc(doc_id: str, text, fell_back: bool, where: str, opts,
                 record: Optional[dict] = None):
     """The document, or a row with the error when its text is missing, null, not a string, not
     valid Unicode or too long, or when its id is not valid Unicode."""
-    from .inputs import InputDoc
-
     m = _SURROGATE.search(doc_id)
     if m:
         return InputDoc(escape_id(doc_id), None, fell_back, Errors.E340.format(

@@ -33,6 +33,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..resources import one_torch_thread_in_forked_children
+
 
 def _projected(self, batch: dict):
     """Fencepost vectors through the span scorer's first Linear (no bias), and the tag scores."""
@@ -203,3 +205,23 @@ def install(parser) -> None:
     parser.forward = types.MethodType(forward, parser)
     decoder = parser.decoder
     decoder.charts_from_pytorch_scores_batched = types.MethodType(charts_from_scores, decoder)
+
+
+class TorchNetwork:
+    """benepar's own modules (any device; the path on a GPU and the fallback)."""
+
+    name = "torch"
+
+    def __init__(self, chart_parser):
+        self.chart_parser = chart_parser
+        one_torch_thread_in_forked_children()
+
+    def __call__(self, batch: dict, left: np.ndarray, right: np.ndarray):
+        device = self.chart_parser.output_device
+        one_torch_thread_in_forked_children()
+        with torch.inference_mode():
+            best, labels, tags = best_spans(self.chart_parser, batch,
+                                            torch.from_numpy(left).to(device),
+                                            torch.from_numpy(right).to(device))
+        tags = tags.cpu().numpy() if self.chart_parser.f_tag is not None else None
+        return best.float().cpu().numpy(), labels.cpu().numpy(), tags

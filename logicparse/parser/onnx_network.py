@@ -60,7 +60,7 @@ def model_key(chart_parser) -> str:
 
 class OnnxNetwork:
     """:func:`fast_span.best_spans` under ONNX Runtime (same inputs and outputs as
-    :class:`runtime.TorchNetwork`)."""
+    :class:`fast_span.TorchNetwork`)."""
 
     name = "onnxruntime"
 
@@ -170,7 +170,7 @@ def check(chart_parser, encode, path: Path) -> None:
     (padding included) and scores within float32 noise; otherwise it is not used."""
     import onnxruntime as ort
 
-    from .runtime import TorchNetwork
+    from .fast_span import TorchNetwork
 
     sentences = _CHECK + [_CHECK[2][:5], _CHECK[0] + _CHECK[2]]
     padded, left, right = _batch(chart_parser, encode, sentences)

@@ -65,8 +65,6 @@ def relabel_by_lists(annotations: Sequence[Annotation]) -> tuple[list[Annotation
     from dataclasses import replace
 
     from .clauses import not_only
-    from .scoring import token_span
-
     out, moves = [], {}
     for a in annotations:
         label = by_keyword_lists(a.keyword, None if a.label == NONE else a.label) or NONE
@@ -97,6 +95,12 @@ class Annotation:
         if not d["tree"]:
             del d["tree"]  # files without trees stay as they were
         return json.dumps(d, ensure_ascii=False)
+
+
+def token_span(a: Annotation) -> tuple[int, int]:
+    """The keyword's tokens in ``a.text`` (tokens joined by single spaces)."""
+    start = a.text[:a.char_start].count(" ")
+    return start, start + a.text[a.char_start:a.char_end].count(" ") + 1
 
 
 def sentences(doc) -> Iterator[tuple[int, int]]:
@@ -156,8 +160,6 @@ def relabel_since(annotations: Sequence[Annotation]) -> tuple[list[Annotation], 
 
     from ..trees import read_tree
     from .rules import decide
-    from .scoring import token_span
-
     out, n = [], 0
     for a in annotations:
         if a.keyword == "since" and a.label == NONE and a.tree:

@@ -24,13 +24,7 @@ from typing import Optional, Sequence
 from ..taxonomy import keywords as taxonomy_keywords
 from ..trees import ParseTree, read_tree
 from . import SenseDecision
-from .data import NONE, Annotation
-
-
-def token_span(a: Annotation) -> tuple[int, int]:
-    """The keyword's tokens in ``a.text`` (tokens joined by single spaces)."""
-    start = a.text[:a.char_start].count(" ")
-    return start, start + a.text[a.char_start:a.char_end].count(" ") + 1
+from .data import NONE, Annotation, token_span
 
 
 def decide_annotations(model, annotations: Sequence[Annotation],
