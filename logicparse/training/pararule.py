@@ -257,8 +257,10 @@ def best_single_word(rows: Iterable[dict]) -> tuple[str, float]:
 
 
 def read_rows(path: str) -> list[dict]:
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    """The objects of a JSONL file; a line that is not JSON is an E520 naming it."""
+    from .tasks import _jsonl
+
+    return [row for _, row in _jsonl(path)]
 
 
 BALANCED_FILES = {"train": "train.jsonl", "dev": "dev.jsonl", "test": "test.jsonl"}
