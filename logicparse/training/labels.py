@@ -38,6 +38,7 @@ from typing import Iterable, Optional
 import numpy as np
 
 from ..errors import DataFormatError, Errors
+from ..taxonomy import LABELS
 from ..tokens import Document
 
 log = logging.getLogger(__name__)
@@ -250,8 +251,6 @@ def random_labels(doc: Document, seed: int = 0) -> Document:
     ``seed`` and the text): each token keeps its number of labels, so the labelled positions and
     the amount of signal are ``doc``'s, and only which label each carries is random. Relations
     are dropped, since they no longer describe the labels."""
-    from ..taxonomy import LABELS
-
     key = int(text_id(doc.text or " ".join(doc.tokens)), 16) % 2**32
     rng = np.random.default_rng([seed, key, 1])  # not the stream shuffle_labels draws
     rows = [[int(v) for v in rng.integers(1, len(LABELS), size=len(r))] for r in doc.logic]
