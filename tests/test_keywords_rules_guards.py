@@ -222,15 +222,15 @@ AS = [
     ("(S (NP (PRP It)) (VP (VBD failed) (, ,) (SBAR (IN as) (S (VP (VBZ is) (S (VP (TO to) (VP (VB be) "
      "(VP (VBN expected))))))))))", "analogy"),
     # a verb of saying or recalling with its own object ("said that …", "recall the hopes") is
-    # no comment clause; without one ("as I recall it", "as I said the other day") it is
+    # no comment clause; without one ("as I recall it", "as I said the other day") it is, and none
     ("(S (NP (PRP It)) (VP (VBD rained) (, ,) (SBAR (IN as) (S (NP (PRP they)) (VP (VBD said) (SBAR (IN that) "
      "(S (NP (PRP it)) (VP (MD would)))))))))", CONNECTIVE),
     ("(S (NP (PRP I)) (VP (VBP smile) (SBAR (IN as) (S (NP (PRP I)) (VP (VBP recall) (NP (DT the) (NNS hopes)))))))",
      CONNECTIVE),
     ("(S (SBAR (IN As) (S (NP (PRP I)) (VP (VBP recall) (NP (PRP it))))) (, ,) (NP (PRP it)) (VP (VBD rained)))",
-     "analogy"),
+     None),
     ("(S (SBAR (IN As) (S (NP (PRP I)) (VP (VBD said) (NP (DT the) (JJ other) (NN day))))) (, ,) (NP (PRP it)) "
-     "(VP (VBZ works)))", "analogy"),
+     "(VP (VBZ works)))", None),
     # the equative's clause: an `as` before an adjective or adverb up to six words back, from the
     # first word on, not any word before one, nor the keyword itself
     ("(S (NP (PRP They)) (VP (VBD left) (ADVP (RB very) (RB early)) (, ,) (SBAR (IN as) (S (NP (PRP we)) "
@@ -255,13 +255,13 @@ AS = [
      "(VP (MD will) (VP (VB pass))))", None),
     ("(S (NP (PRP We)) (VP (VBP need) (NP (NP (JJ such) (NNS changes)) (PP (TO to) (NP (PRP it))) (SBAR (IN as) "
      "(S (VP (MD may) (VP (VB be) (VP (VBN needed)))))))))", None),
-    # a comment clause whose verb thinks, with an adverb or a prepositional phrase after it: analogy
+    # a comment clause whose verb thinks, with an adverb or a prepositional phrase after it: none
     ("(S (NP (PRP It)) (VP (VBZ works) (, ,) (SBAR (IN as) (S (NP (JJ many) (NNS people)) (VP (VBP believe) "
-     "(ADVP (RB nowadays)))))))", "analogy"),
+     "(ADVP (RB nowadays)))))))", None),
     ("(S (NP (PRP It)) (VP (VBZ works) (, ,) (SBAR (IN as) (S (NP (JJ many) (NNS people)) (VP (VBP believe) "
-     "(RB now))))))", "analogy"),
+     "(RB now))))))", None),
     ("(S (NP (PRP It)) (VP (VBZ works) (, ,) (SBAR (IN as) (S (NP (JJ many) (NNS people)) (VP (VBP believe) "
-     "(PP (IN in) (NP (NNP Europe))))))))", "analogy"),
+     "(PP (IN in) (NP (NNP Europe))))))))", None),
 ]
 
 

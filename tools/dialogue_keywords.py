@@ -1,6 +1,7 @@
 """Draw the keyword occurrences of the dialogue development set and its blind part, unlabelled.
 
-    python tools/dialogue_keywords.py --dream DIR --dialogsum DIR --out DIR [--trees]
+    python tools/dialogue_keywords.py --dream DIR --dialogsum DIR --out DIR
+    python tools/dialogue_keywords.py --passes PASS_A PASS_B --out DIR --trees
 
 Reads DREAM's dialogues (``train.json``, ``dev.json``, ``test.json``) and DialogSum's
 (``dialogsum.dev.jsonl``, ``dialogsum.test.jsonl``), drops the speaker tags (``M:``, ``W:``,
@@ -11,7 +12,10 @@ keeps sentences of 4-55 tokens, and collects every keyword the default annotator
 each part is sampled per keyword, in sorted order, with ``random.Random(2912)`` and the quotas
 below (the blind part half of each, at least 2). A sentence that occurs in both parts (a greeting, "I see what you mean") is left out of the
 blind part. Writes ``dialogue_dev.unlabelled.jsonl`` and ``dialogue_blind.unlabelled.jsonl``: one
-``Annotation`` per occurrence with ``label`` empty; ``--trees`` adds the bundled parser's tree.
+``Annotation`` per occurrence with ``label`` empty. ``--passes`` merges two labelled passes of
+those files: the occurrences both label alike are kept (``dialogue_dev.jsonl``,
+``dialogue_blind.jsonl``) and the agreement and Cohen's kappa printed; ``--trees`` adds the
+bundled parser's tree of each sentence.
 """
 
 from __future__ import annotations
@@ -98,14 +102,45 @@ def add_trees(anns: list[Annotation]) -> list[Annotation]:
     return [replace(a, tree=by_text[a.text]) for a in anns]
 
 
+def merge(pass_a: Path, pass_b: Path) -> tuple[list[Annotation], dict]:
+    """The occurrences both passes label alike (the first pass's record, its note dropped), and
+    the passes' agreement and Cohen's kappa."""
+    from sklearn.metrics import cohen_kappa_score
+
+    a = [json.loads(line) for line in pass_a.read_text("utf-8").splitlines()]
+    b = [json.loads(line) for line in pass_b.read_text("utf-8").splitlines()]
+    if len(a) != len(b) or any((x["text"], x["char_start"]) != (y["text"], y["char_start"])
+                               for x, y in zip(a, b)):
+        raise SystemExit(f"{pass_a} and {pass_b} do not hold the same occurrences in one order")
+    kept = [Annotation(**{k: v for k, v in x.items() if k != "note"})
+            for x, y in zip(a, b) if x["label"] == y["label"]]
+    la, lb = [x["label"] for x in a], [y["label"] for y in b]
+    return kept, {"n": len(a), "agreed": len(kept), "agreement": round(len(kept) / len(a), 4),
+                  "kappa": round(float(cohen_kappa_score(la, lb)), 4)}
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--dream", type=Path, required=True, help="folder with DREAM's train/dev/test.json")
-    ap.add_argument("--dialogsum", type=Path, required=True,
+    ap.add_argument("--dream", type=Path, help="folder with DREAM's train/dev/test.json")
+    ap.add_argument("--dialogsum", type=Path,
                     help="folder with dialogsum.dev.jsonl and dialogsum.test.jsonl")
-    ap.add_argument("--out", type=Path, required=True, help="folder to write the two files into")
+    ap.add_argument("--out", type=Path, required=True, help="folder to write the files into")
     ap.add_argument("--trees", action="store_true", help="add the bundled parser's trees")
+    ap.add_argument("--passes", type=Path, nargs=2, metavar=("PASS_A", "PASS_B"),
+                    help="merge two labelled passes (folders holding dialogue_dev.jsonl and "
+                         "dialogue_blind.jsonl) instead of drawing: keeps what both label alike")
     args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.passes:
+        for name in ("dialogue_dev", "dialogue_blind"):
+            kept, stats = merge(*(d / f"{name}.jsonl" for d in args.passes))
+            if args.trees:
+                kept = add_trees(kept)
+            write_annotations(args.out / f"{name}.jsonl", kept)
+            print(json.dumps({"set": name, **stats}))
+        return
+    if not (args.dream and args.dialogsum):
+        ap.error("--dream and --dialogsum are needed to draw the occurrences")
     dialogs = dialogues(args.dream, args.dialogsum)
     order = list(range(len(dialogs)))
     random.Random(2911).shuffle(order)
@@ -121,7 +156,6 @@ def main(argv=None) -> None:
     blind = sample({k: v for k, v in blind_occ.items() if v}, rng, BLIND_QUOTA_SHARE)
     if args.trees:
         dev, blind = add_trees(dev), add_trees(blind)
-    args.out.mkdir(parents=True, exist_ok=True)
     for name, anns in (("dialogue_dev", dev), ("dialogue_blind", blind)):
         n = write_annotations(args.out / f"{name}.unlabelled.jsonl", anns)
         print(f"{name}: {n} occurrences of {len({a.keyword for a in anns})} keywords")

@@ -23,6 +23,8 @@ from . import clauses
 from .site import _PUNCT_TAGS, UNDECIDED, Site
 from .wordlists import _BE, _OWED
 
+# Before `as if`, "it seems that": "it sounds as if something broke".
+_SEEM = frozenset("looks look looked seems seem seemed sounds sound sounded".split())
 # Before a clause-initial `otherwise`: the start of a clause or a coordinator.
 _CLAUSE_OPENERS = frozenset({",", ";", ":", "--", "–", "—", "or", "and", "but", "("})
 
@@ -32,9 +34,26 @@ def _not(s: Site):
     return None if clauses.not_only(s.words, s.start, s.end) else UNDECIDED
 
 
+def _nt(s: Site):
+    # A tag question, "we 've had five , have n't we ?": it asks for agreement, negating nothing
+    # (not a question of its own, "Did n't you see him ?", nor "Is n't it ?" alone).
+    tag_question = s.start >= 2 and s.tag(s.start - 1).startswith(("VB", "MD")) and \
+        (s.tag(s.end) == "PRP" or s.next == "there") and s.tag(s.end + 1) in _PUNCT_TAGS | {""} \
+        and any(s.tag(i).startswith(("VB", "MD")) for i in range(s.start - 1))
+    return None if tag_question else UNDECIDED
+
+
+def _nothing(s: Site):
+    return None if s.next == "but" else UNDECIDED  # "nothing but complain": only
+
+
 def _otherwise(s: Site):
     heads_clause = (s.start == 0 or s.prev in _CLAUSE_OPENERS) and bool(s.next) and (
         s.next == "," and s.prev != "or" or s.tag(s.end) not in _PUNCT_TAGS | {"VBN", "VBD", "JJ", "RB"})
+    # unpunctuated, as in chat: a subject and its verb follow ("enable 2fa otherwise u cant
+    # access"), not a verb of the clause it sits in ("would otherwise be lost")
+    heads_clause = heads_clause or not s.tag(s.start - 1).startswith(("MD", "VB")) and (
+        s.tag(s.end) == "PRP" or s.next in ("u", "ur")) and s.tag(s.end + 1).startswith(("MD", "VB"))
     # an adverb inside its clause: the clause's own keyword, if any, carries the relation
     return UNDECIDED if heads_clause else None
 
@@ -55,7 +74,8 @@ def _due_to(s: Site):
 
 
 def _whereas(s: Site):
-    return None if s.next == "," else UNDECIDED  # "WHEREAS , it is necessary": given that
+    # "WHEREAS , it is necessary", "WHEREAS the Parties wish …": a preamble's "given that"
+    return None if s.next == "," or s.tree.leaves[s.start].isupper() else UNDECIDED
 
 
 def _that_pronoun(s: Site):
@@ -66,7 +86,18 @@ def _that_pronoun(s: Site):
 
 
 def _no(s: Site):
-    return None if s.next == "matter" else UNDECIDED  # "no matter": regardless
+    if s.next == "matter":
+        return None  # "no matter": regardless
+    # "Oh , no !": dismay, no answer and nothing negated ("No , I did n't" is an answer)
+    oh = s.prev == "oh" or (s.prev == "," and s.word(s.start - 2) == "oh")
+    return None if oh and (not s.next or s.tag(s.end) in _PUNCT_TAGS) else UNDECIDED
+
+
+def _as_if(s: Site):
+    # "it sounds as if something is damaged", "looks as though we must pay": it seems that, no
+    # likeness (as "it felt like there was a drop"); "treats us as if we were children" is one
+    # ("I feel as if I 'm returning home": a likeness felt, analogy)
+    return None if s.prev_content() in _SEEM else UNDECIDED
 
 
 def _just_as(s: Site):
@@ -91,6 +122,8 @@ def _just_like(s: Site):
     if s.tag(s.end - 1) in ("UH", "RB", "INTJ") or s.tag(s.end).startswith(("VB", "RB", "JJ", "UH")) \
             or s.next in ("you", "i", ","):
         return None  # "just like post a vlog", "just like so awesome": filler
+    if s.next == "to" or s.tag(s.start - 1) == "PRP":
+        return None  # "I just like to sleep": the verb
     return UNDECIDED
 
 
@@ -112,8 +145,8 @@ def _thereby(s: Site):
 
 
 RULES: dict[str, Callable[[Site], object]] = {
-    "not": _not, "otherwise": _otherwise, "such as": _such_as, "due to": _due_to,
+    "not": _not, "n't": _nt, "nt": _nt, "nothing": _nothing, "otherwise": _otherwise, "such as": _such_as, "due to": _due_to,
     "whereas": _whereas, "so that": _that_pronoun, "now that": _that_pronoun, "no": _no,
-    "just as": _just_as, "just like": _just_like, "at the same time": _same_time,
+    "just as": _just_as, "just like": _just_like, "as if": _as_if, "as though": _as_if, "at the same time": _same_time,
     "as well as": _as_well_as, "thereby": _thereby,
 }

@@ -16,12 +16,12 @@ from __future__ import annotations
 from typing import Callable
 
 from ..trees import ParseTree
-from . import clauses, lexical, listed
+from . import clauses, lexical, listed, then
 from .site import _AUX, _PUNCT_TAGS, _TIME_WORDS, _YEAR, CONNECTIVE, UNDECIDED, Site, base
 from .wordlists import (
     _QUESTION_TAKERS, _TIME_NOUNS, _BE, _NEG, _SAY_KNOW, _COMMENT_VERBS, _WH, _TIME_ADVERBS,
     _COMMENT_PARTICIPLES, _RELATIVE_ADVERBS, _COME, _FREE_RELATIVE, _RECALL_SEE, _SUBJECTS,
-    _PRONOUNS, _PERCEPTION, _SPANS, _EVENT_NOUNS)
+    _PRONOUNS, _PERCEPTION, _SPANS, _EVENT_NOUNS, _SOURCE_PLACES)
 
 
 def _like(s: Site):
@@ -34,9 +34,12 @@ def _like(s: Site):
         return None  # "native - like"; ", like ," filler; "I was like , let 's": quotative
     if s.next in _SUBJECTS and s.word(s.end + 1) in _SAY_KNOW:
         return "analogy"  # a comment clause: "like I said", "like you know"
-    if s.start == 0 and s.tag(s.end) in ("RB", "UH") or (
-            s.tag(s.start - 1) == "DT" and s.tag(s.end).startswith(("NN", "JJ"))):
-        return None  # a filler: "Like now I 'm confused", "those like TikToks"
+    if (s.start == 0 or s.prev in _BE) and s.tag(s.end) in ("RB", "UH") or (
+            s.tag(s.start - 1) == "DT" and s.tag(s.end).startswith(("NN", "JJ"))) or (
+            s.tag(s.start - 2) == "DT" and s.tag(s.start - 1) == "JJ" and s.tag(s.end) in ("NN", "NNS", "JJ")):
+        # a filler: "Like now I 'm confused", "they 're like technically in", "those like
+        # TikToks", "a huge like nature person" (not "cold like ice")
+        return None
     if s.next in _SUBJECTS and s.tag(s.end + 1).startswith(("VB", "MD")):
         return None  # before a clause: "like I washed my brushes", "like we 're ready" = I mean
     if s.tag(s.end) == "CD" and not s.tag(s.start - 1).startswith("NN"):
@@ -123,9 +126,10 @@ def _like_preposition(s: Site):
 def _when(s: Site):
     if s.next == "it" and s.word(s.end + 1) in ("comes", "came", "come") and s.word(s.end + 2) == "to":
         return None  # "when it comes to": about
+    opener = s.start - (s.prev in ("and", "so", "but", "well", "ok", "okay", "then"))
     if s.sentence_ends_with_question() and (s.next in _AUX or s.next == "?") and (
-            s.start == 0 or s.tag(s.start - 1) in _PUNCT_TAGS or s.prev in ("–", "—", "-")):
-        return None  # "When was this?", "how long – when 's the best time ?"
+            opener == 0 or s.tag(opener - 1) in _PUNCT_TAGS or s.word(opener - 1) in ("–", "—", "-")):
+        return None  # "When was this?", "So when are you coming ?", "how long – when 's the best time ?"
     if s.next == "to":
         return None  # "when to go", "knowing when to invest": an embedded question
     if s.prev_content() in _QUESTION_TAKERS | _FREE_RELATIVE or s.prev in _TIME_NOUNS:
@@ -198,20 +202,6 @@ def _if(s: Site):
     return "conditional"
 
 
-def _then(s: Site):
-    if s.key_tag == "JJ" or (s.prev in ("the", "a") and s.tag(s.end).startswith(("NN", "JJ"))):
-        return None  # "the then president"
-    if s.next == "again":
-        return None  # "then again": on the other hand, no time (`then` is listed as temporal only)
-    if "if" in s.words[:s.start]:
-        return None  # "if ... then": the `if` carries the condition
-    if s.prev == "," and s.next == ",":
-        return "causal"  # "Why , then , should we …", "Relying , then , on …": an inference
-    if s.prev == "and" and s.next and s.tag(s.end) not in _PUNCT_TAGS:
-        return "temporal"  # "and then there came a day": next in a sequence (not "now and then .")
-    return UNDECIDED
-
-
 def _since(s: Site):
     if s.key_tag in ("RB",) or s.parent_label(s.start) in ("ADVP", "PP") or s.prev == "ever":
         return "temporal"  # "has since learned", "since 1989", "ever since"
@@ -252,25 +242,27 @@ def _as(s: Site):
         return "causal"  # "as the result of these programs" (as "as a result")
     if s.next == "opposed" and s.word(s.end + 1) == "to":
         return None  # "as opposed to" = rather than: a contrast, which `as` is not listed for
-    if (s.next in _AUX or s.tag(s.end) == "VBN" and s.next in _COMMENT_PARTICIPLES) \
-            and s.tag(s.end + 1) not in _PUNCT_TAGS:
+    participle = s.tag(s.end) == "VBN" and s.next in _COMMENT_PARTICIPLES
+    if participle and s.word(s.end + 1) in _SOURCE_PLACES:
+        return None  # a comment on the source: "as shown in figure 1", "as recommended by me"
+    if (s.next in _AUX or participle) and s.tag(s.end + 1) not in _PUNCT_TAGS:
         # The clause's subject or object is the other argument's: "as are short skirts", "as has
-        # sometimes happened", "as shown in figure 1", "as recommended by me" (comment clauses).
+        # sometimes happened", "as presented here", "as seen while looking east".
         return "analogy"
     if s.parent_label(s.start) == "PP" or (s.tag(s.end) in ("DT", "NN", "NNS", "NNP", "PRP$", "CD")
                                            and s.parent_label(s.start) != "SBAR"):
         return None  # "works as a teacher", "as such", "as always": a role, no relation
-    # Comment clauses: "as you know", "as I said", "as your question suggested" (GDTB's
-    # Similarity; docs/labelling.md).
+    # Comment clauses on the source, "as you know", "as I said", "as your question suggested":
+    # none (GDTB calls them Similarity; the labelling guide settles them none).
     for i in range(s.end, min(s.end + 5, s.phrase_end())):
         if s.tags[i] in _PUNCT_TAGS:
             break
         if s.words[i] in ("believe", "think") and s.word(i - 2) in ("have", "had"):
-            return "analogy"  # "as some would have us believe"
+            return None  # "as some would have us believe"
         if s.words[i] in _SAY_KNOW:
             if s.word(i + 1) == "that" or (s.words[i] in _RECALL_SEE and s.tag(i + 1) == "DT"):
                 break  # the verb has its own object: "as they said that …", "as I recall the hopes"
-            return "analogy"
+            return None
     node = s.clause()
     if node < 0 and s.tag(s.end + (s.tag(s.end) == "RB")) == "VBN":
         # A reduced clause ("as promised", "as measured by its durability", "as previously
@@ -279,7 +271,7 @@ def _as(s: Site):
     if node < 0:
         return UNDECIDED
     if _comment_clause(s, node):
-        return "analogy"  # "as many philosophers assume", "as Cantón ( 2011 ) reviews"
+        return None  # "as many philosophers assume", "as Cantón ( 2011 ) reviews": a comment
     if not s.gapped_verb(node):
         if any(s.words[i] == "as" and s.tag(i + 1) in ("JJ", "RB", "JJR", "RBR")
                for i in range(max(0, s.start - 6), s.start - 1)):
@@ -295,8 +287,8 @@ def _as(s: Site):
             return "causal"
         return relation
     if s.tree.starts[s.tree.parents[node]] < s.start or s.tag(s.start - 1) in ("JJ", "VBN") and (
-            s.start == 1 or s.tag(s.start - 2) in _PUNCT_TAGS):
-        # "great as our tax burden is", ", concerned as we are with …" = though it is (also when
+            s.start == 1 or s.tag(s.start - 2) in _PUNCT_TAGS | {"CC"}):
+        # "(But) great as our tax burden is", ", concerned as we are with …" = though it is (also when
         # the parser leaves the adjective outside): a concession `as` is not listed for
         return None
     # "as we are not", "as our founders intended": what the clause leaves out is the other
@@ -364,7 +356,7 @@ def _in(s: Site):
 
 
 RULES: dict[str, Callable[[Site], object]] = {
-    "like": _like, "when": _when, "if": _if, "then": _then, "since": _since, "as": _as,
+    "like": _like, "when": _when, "if": _if, "then": then.then, "since": _since, "as": _as,
     "while": _while, "yet": _yet, "in": _in, "but": clauses.but, **listed.RULES, **lexical.RULES,
 }
 

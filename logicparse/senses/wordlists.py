@@ -11,6 +11,7 @@ telling sure unsure idea decide decided decides deciding remember remembered for
 understand understood explain explained figure figured learn learned see saw seen check checked
 checking doubt doubted determine determined clear unclear matter matters care question predict
 guess guessed notice noticed realize realized find found say said whether upon about on of
+idk dunno
 """.split())
 # Nouns after which `when` opens a relative clause ("the day when").
 _TIME_NOUNS = frozenset("""
@@ -39,6 +40,8 @@ advance half halves""".split())
 # ("as promised", "as measured by" are left to the classifier: GDTB has them causal.)
 _COMMENT_PARTICIPLES = frozenset("""shown seen noted mentioned discussed described recommended
 stated indicated suggested reported explained outlined illustrated presented announced""".split())
+# After such a participle, where the source is: "as shown in figure 1", "as stated above".
+_SOURCE_PLACES = frozenset("in by above below before earlier previously on at elsewhere".split())
 # Time adverbs a relative `when` can follow after a comma ("tomorrow , when we go over",
 # "a year ago , when I met with you").
 _RELATIVE_ADVERBS = frozenset("today tomorrow yesterday tonight ago".split())

@@ -1,0 +1,88 @@
+"""The labelling guide's settled cases and the conversational and legal uses the rules decide:
+comment `as`, `then` in conversation, filler `like`, "but great as it is", `if` after "idk", an unpunctuated `otherwise`, a preamble's
+upper-case WHEREAS, tag questions, `nothing but`, "oh , no !", "sounds as if", the verb `just
+like`, and `when` opening a question after "so". Each tree is the bundled parser's for the
+sentence (no parser, no encoder here); labels follow docs/labelling.md."""
+
+import pytest
+
+from logicparse.senses.rules import UNDECIDED
+from test_keywords_rules import decided
+
+SETTLED = [
+    # `as` opening a comment on the source: none (it was analogy)
+    ("(TOP (S (SBAR (IN As) (S (NP (PRP I)) (VP (VBD said)))) (, ,) (NP (DT the) (NN meeting)) (VP (VBZ is) "
+     "(PP (IN on) (NP (NNP Monday)))) (. .)))", "as", 0, None),
+    ("(TOP (S (NP (PRP It)) (VP (VBD was) (VP (VBN shown) (, ,) (SBAR (IN as) (S (VP (VBN discussed) (PP (IN in) "
+     "(NP (NNP Chapter) (CD 1)))))))) (. .)))", "as", 0, None),
+    # ... not a likeness, "as are short skirts"
+    ("(S (NP (NNS Skirts)) (VP (VBP are) (ADJP (JJ short)) (, ,) (SBAR (IN as) (S (VP (VBP are) (NP (NNS coats)))))))",
+     "as", 0, "analogy"),
+    # `then` = "in that case": conditional; a filler closing a turn: none; a time: temporal
+    ("(TOP (FRAG (WRB How) (IN about) (NP (NNPS sheep)) (ADVP (RB then)) (. ?)))", "then", 0, "conditional"),
+    ("(TOP (SBARQ (ADVP (RB Then)) (WHNP (WP what)) (SQ (MD can) (NP (PRP I)) (VP (VB do))) (. ?)))", "then", 0,
+     "conditional"),
+    ("(TOP (S (INTJ (UH Ok)) (, ,) (ADVP (RB then)) (NP (PRP I)) (VP (MD 'll) (VP (VB go) (PP (IN with) "
+     "(NP (NNP Dan))))) (. .)))", "then", 0, "conditional"),
+    ("(TOP (FRAG (UH Okay) (ADVP (RB then)) (. .)))", "then", 0, None),
+    ("(TOP (S (IN By) (ADVP (RB then)) (NP (PRP it)) (VP (VBD was) (ADVP (RB over))) (. .)))", "then", 0,
+     "temporal"),
+    ("(TOP (S (NP (DT That)) (VP (VBD was) (ADVP (RB then))) (. .)))", "then", 0, "temporal"),
+    ("(TOP (S (CC But) (ADVP (RB then)) (, ,) (NP (DT that)) (VP (MD will) (VP (VB allow) (S (NP (PRP us)) "
+     "(VP (TO to) (VP (VB learn)))))) (. .)))", "then", 0, None),
+    # a question about the past, "What did you do then ?": a time, left to the classifier
+    ("(SBARQ (WHNP (WP What)) (SQ (VBD did) (NP (PRP you)) (VP (VB do) (ADVP (RB then)))) (. ?))", "then", 0,
+     UNDECIDED),
+    # `if` = whether after "idk" (I don't know)
+    ("(TOP (FRAG (INTJ (UH idk)) (SBAR (IN if) (S (NP (PRP it)) (VP (VP (VBZ works)) (ADVP (RB tho)))))))", "if",
+     0, None),
+    # `otherwise` with no comma before a subject and its verb: heads the clause (the lexicon's
+    # negative condition); inside a clause after its verb: none
+    ("(TOP (S (NP (PRP u)) (VBP need) (S (VP (TO to) (VP (VB enable) (NP (NN 2fa))))) (RB otherwise) (S (NP (PRP u))"
+     " (VP (MD ca) (S (VP (TO nt) (VP (VB access) (NP (DT the) (NN api)))))))))", "otherwise", 0, UNDECIDED),
+    ("(S (NP (PRP It)) (VP (MD would) (ADVP (RB otherwise)) (VP (VB be) (VP (VBN lost)))))", "otherwise", 0, None),
+    # a preamble's upper-case WHEREAS: "given that" (a lower-case `whereas` is a contrast)
+    ("(TOP (S (SBAR (IN WHEREAS) (S (NP (DT the) (NNS Parties)) (VP (VBP wish) (S (VP (TO to) (VP (VB cooperate)))))))"
+     " (, ,) (NP (DT the) (NNS Parties)) (VP (VBP agree)) (. .)))", "whereas", 0, None),
+    ("(S (SBAR (IN Whereas) (S (NP (PRP we)) (VP (VBP stay)))) (, ,) (NP (PRP they)) (VP (VBP go)))", "whereas",
+     0, UNDECIDED),
+    # a tag question's `n't`: none; a negative question of its own: negation (the lexicon)
+    ("(TOP (S (S (NP (PRP We)) (VP (VBP have) (VP (VBN had) (NP (CD five))))) (, ,) (SQ (VBP have) (RB n't) "
+     "(NP (PRP we))) (. ?)))", "n't", 0, None),
+    ("(TOP (SQ (VBD Did) (RB n't) (NP (PRP you)) (VP (VB see) (NP (PRP him))) (. ?)))", "n't", 0, UNDECIDED),
+    ("(SQ (VBZ Is) (RB n't) (NP (PRP it)) (. ?))", "n't", 0, UNDECIDED),
+    # `nothing but`: only, negating nothing
+    ("(TOP (S (NP (PRP He)) (VP (VP (VBD did) (NP (NN nothing))) (CC but) (VP (VB complain))) (. .)))", "nothing",
+     0, None),
+    ("(S (NP (PRP He)) (VP (VBD did) (NP (NN nothing))) (. .))", "nothing", 0, UNDECIDED),
+    # "Oh , no !": dismay; "No , I did n't": an answer
+    ("(TOP (INTJ (UH Oh) (, ,) (UH no) (. !)))", "no", 0, None),
+    ("(S (INTJ (UH No)) (, ,) (NP (PRP I)) (VP (VBD did) (RB n't)))", "no", 0, UNDECIDED),
+    # "sounds as if": it seems that; "treats us as if": a likeness
+    ("(TOP (S (NP (PRP It)) (VP (VBZ sounds) (PP (IN as) (SBAR (IN if) (S (NP (NN something)) (VP (VBZ is) "
+     "(VP (VBN broken))))))) (. .)))", "as if", 0, None),
+    ("(TOP (S (NP (PRP He)) (VP (VBZ treats) (NP (PRP us)) (PP (IN as) (IN if) (S (NP (PRP we)) (VP (VBD were) "
+     "(NP (NNS children)))))) (. .)))", "as if", 0, UNDECIDED),
+    # the verb `just like` after its subject
+    ("(TOP (S (NP (PRP I)) (ADVP (RB just)) (VP (VBP like) (S (VP (TO to) (VP (VB sleep))))) (. .)))", "just like",
+     0, None),
+    # a filler `like` after a copula before an adverb, or between a noun phrase's adjective and
+    # its noun; a likeness after an adjective with no determiner before it
+    ("(S (NP (PRP They)) (VP (VBP 're) (PP (IN like) (ADVP (RB technically)) (PP (IN in) (NP (NNP Forest) "
+     "(NNP Park))))) (. .))", "like", 0, None),
+    ("(TOP (S (RB So) (NP (PRP I)) (VP (VBP am) (RB not) (NP (DT a) (JJ huge) (PP (IN like) (JJ nature) "
+     "(NN person)))) (. .)))", "like", 0, None),
+    ("(TOP (S (NP (PRP It)) (VP (VBZ is) (ADJP (ADJP (JJ cold)) (PP (IN like) (NP (NN ice))))) (. .)))", "like", 0,
+     "analogy"),
+    # "But great as our tax burden is": a concession after a coordinator too
+    ("(TOP (S (CC But) (ADJP (ADJP (JJ great)) (SBAR (IN as) (S (NP (PRP$ our) (NN tax) (NN burden)) (VP (VBZ is)))))"
+     " (, ,) (NP (PRP it)) (VP (VBZ has) (RB not) (VP (VBN kept) (NP (NN pace)))) (. .)))", "as", 0, None),
+    # `when` opening a question after "so" or "and": a question word, none
+    ("(TOP (SBARQ (RB So) (WHADVP (WRB when)) (SQ (VBP are) (NP (PRP you)) (VP (VBG coming) (ADVP (RB back)))) "
+     "(. ?)))", "when", 0, None),
+]
+
+
+@pytest.mark.parametrize("tree,keyword,nth,expected", SETTLED)
+def test_settled_and_conversational_cases(tree, keyword, nth, expected):
+    decided(tree, keyword, nth, expected)
