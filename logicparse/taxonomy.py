@@ -187,6 +187,9 @@ _EXTENSIONS: dict[str, dict[str, tuple[str, str]]] = {
         "neither": (UNARY, "negates its noun phrase or clause"),
         "nor": (UNARY, "negates the conjunct it heads"),
     },
+    "conditional": {
+        "in the event that": (EXTRINSIC, "subordinator like 'if' (contracts, statutes)"),
+    },
     "comparative": {
         "whereas": (EXTRINSIC, "subordinator like contrastive 'while'; never a time"),
     },
