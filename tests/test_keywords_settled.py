@@ -41,11 +41,22 @@ SETTLED = [
     ("(TOP (S (NP (PRP u)) (VBP need) (S (VP (TO to) (VP (VB enable) (NP (NN 2fa))))) (RB otherwise) (S (NP (PRP u))"
      " (VP (MD ca) (S (VP (TO nt) (VP (VB access) (NP (DT the) (NN api)))))))))", "otherwise", 0, UNDECIDED),
     ("(S (NP (PRP It)) (VP (MD would) (ADVP (RB otherwise)) (VP (VB be) (VP (VBN lost)))))", "otherwise", 0, None),
+    # ... another subject pronoun, a present verb after it, or a "u" the parser calls a noun
+    ("(S (VP (VB Enable) (NP (PRP it)) (ADVP (RB otherwise)) (S (NP (PRP you)) (VP (VBP lose) (NP (NN access))))))",
+     "otherwise", 0, UNDECIDED),
+    ("(S (VP (VB Enable) (NP (NN 2fa)) (ADVP (RB otherwise)) (S (NP (NN u)) (VP (MD ca) (RB nt) (VP (VB log))))))",
+     "otherwise", 0, UNDECIDED),
+    # ... but after the clause's verb or modal it is the adverb ("we did otherwise", "could otherwise")
+    ("(S (NP (PRP We)) (VP (VBD did) (ADVP (RB otherwise)) (S (NP (PRP they)) (VP (MD would) (VP (VB know))))))",
+     "otherwise", 0, None),
+    ("(S (NP (PRP It)) (VP (MD could) (ADVP (RB otherwise)) (S (NP (PRP it)) (VP (MD would) (VP (VB fail))))))",
+     "otherwise", 0, None),
     # a preamble's upper-case WHEREAS: "given that" (a lower-case `whereas` is a contrast)
     ("(TOP (S (SBAR (IN WHEREAS) (S (NP (DT the) (NNS Parties)) (VP (VBP wish) (S (VP (TO to) (VP (VB cooperate)))))))"
      " (, ,) (NP (DT the) (NNS Parties)) (VP (VBP agree)) (. .)))", "whereas", 0, None),
     ("(S (SBAR (IN Whereas) (S (NP (PRP we)) (VP (VBP stay)))) (, ,) (NP (PRP they)) (VP (VBP go)))", "whereas",
      0, UNDECIDED),
+    ("(S (SBAR (IN Whereas) (, ,) (S (NP (PRP it)) (VP (VBZ is) (ADJP (JJ necessary))))))", "whereas", 0, None),
     # a tag question's `n't`: none; a negative question of its own: negation (the lexicon)
     ("(TOP (S (S (NP (PRP We)) (VP (VBP have) (VP (VBN had) (NP (CD five))))) (, ,) (SQ (VBP have) (RB n't) "
      "(NP (PRP we))) (. ?)))", "n't", 0, None),
@@ -57,6 +68,10 @@ SETTLED = [
     ("(S (NP (PRP He)) (VP (VBD did) (NP (NN nothing))) (. .))", "nothing", 0, UNDECIDED),
     # "Oh , no !": dismay; "No , I did n't": an answer
     ("(TOP (INTJ (UH Oh) (, ,) (UH no) (. !)))", "no", 0, None),
+    ("(INTJ (UH Oh) (UH no) (. !))", "no", 0, None),
+    ("(INTJ (UH Oh) (UH no))", "no", 0, None),
+    ("(S (INTJ (UH Oh) (, ,) (DT no)) (NP (NN problem)))", "no", 0, UNDECIDED),
+    ("(INTJ (UH Well) (, ,) (UH no) (. !))", "no", 0, UNDECIDED),
     ("(S (INTJ (UH No)) (, ,) (NP (PRP I)) (VP (VBD did) (RB n't)))", "no", 0, UNDECIDED),
     # "sounds as if": it seems that; "treats us as if": a likeness
     ("(TOP (S (NP (PRP It)) (VP (VBZ sounds) (PP (IN as) (SBAR (IN if) (S (NP (NN something)) (VP (VBZ is) "
