@@ -15,6 +15,8 @@ SETTLED = [
      "(PP (IN on) (NP (NNP Monday)))) (. .)))", "as", 0, None),
     ("(TOP (S (NP (PRP It)) (VP (VBD was) (VP (VBN shown) (, ,) (SBAR (IN as) (S (VP (VBN discussed) (PP (IN in) "
      "(NP (NNP Chapter) (CD 1)))))))) (. .)))", "as", 0, None),
+    ("(S (NP (PRP$ Your) (NN theory)) (SBAR (IN as) (S (NP (PRP I)) (VP (VBD understood) (NP (PRP it))))) (, ,) "
+     "(VP (VBD was) (ADJP (JJ clear))))", "as", 0, None),
     # ... not a likeness, "as are short skirts"
     ("(S (NP (NNS Skirts)) (VP (VBP are) (ADJP (JJ short)) (, ,) (SBAR (IN as) (S (VP (VBP are) (NP (NNS coats)))))))",
      "as", 0, "analogy"),

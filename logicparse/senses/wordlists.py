@@ -28,7 +28,7 @@ _SAY_KNOW = frozenset("""know knows knew known said say says saying recall recal
 remember mentioned noted note suggested suggests imagine imagined see saw seen expected expect
 reported described pointed explained stated stressed shown put discussed told tell indicated
 mentions argued wrote written observed observes notes reviews reviewed illustrates illustrated
-summarized summarizes describes""".split())
+summarized summarizes describes understood designated termed""".split())
 # Comment clauses also say what someone assumes, reviews or calls something.
 _COMMENT_VERBS = _SAY_KNOW | frozenset("""assume assumes assumed believe believes believed think
 thinks thought review reviews call calls called put puts understand understands understood""".split())
