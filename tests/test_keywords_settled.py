@@ -64,6 +64,16 @@ SETTLED = [
      "(NP (PRP we))) (. ?)))", "n't", 0, None),
     ("(TOP (SQ (VBD Did) (RB n't) (NP (PRP you)) (VP (VB see) (NP (PRP him))) (. ?)))", "n't", 0, UNDECIDED),
     ("(SQ (VBZ Is) (RB n't) (NP (PRP it)) (. ?))", "n't", 0, UNDECIDED),
+    # ... a tag after a verb and a modal with no comma, "there" as its subject, a comma or nothing
+    # after its subject, a modal as the only verb before it; "Why is n't it ?" asks on its own
+    ("(SQ (VB Sit) (MD wo) (RB n't) (NP (PRP you)) (. ?))", "n't", 0, None),
+    ("(S (S (EX There) (VP (VBZ 's) (NP (DT a) (NN problem)))) (, ,) (SQ (VBZ is) (RB n't) (NP (EX there))) (. ?))",
+     "n't", 0, None),
+    ("(S (S (NP (PRP We)) (VP (VBD left))) (, ,) (SQ (VBD did) (RB n't) (NP (PRP we))) (, ,) (NP (NNP Anne)) (. ?))",
+     "n't", 0, None),
+    ("(S (S (NP (PRP We)) (VP (VBD left))) (, ,) (SQ (VBD did) (RB n't) (NP (PRP we))))", "n't", 0, None),
+    ("(S (S (NP (PRP You)) (VP (MD will))) (, ,) (SQ (MD wo) (RB n't) (NP (PRP you))) (. ?))", "n't", 0, None),
+    ("(SBARQ (WHADVP (WRB Why)) (SQ (VBZ is) (RB n't) (NP (PRP it))) (. ?))", "n't", 0, UNDECIDED),
     # `nothing but`: only, negating nothing
     ("(TOP (S (NP (PRP He)) (VP (VP (VBD did) (NP (NN nothing))) (CC but) (VP (VB complain))) (. .)))", "nothing",
      0, None),
@@ -94,10 +104,40 @@ SETTLED = [
     # "But great as our tax burden is": a concession after a coordinator too
     ("(TOP (S (CC But) (ADJP (ADJP (JJ great)) (SBAR (IN as) (S (NP (PRP$ our) (NN tax) (NN burden)) (VP (VBZ is)))))"
      " (, ,) (NP (PRP it)) (VP (VBZ has) (RB not) (VP (VBN kept) (NP (NN pace)))) (. .)))", "as", 0, None),
+    # the verb `just like` before "to" after a noun subject, or after a pronoun before its object
+    ("(S (NP (NNS Kids)) (ADVP (RB just)) (VP (VBP like) (S (VP (TO to) (VP (VB play))))) (. .))", "just like", 0,
+     None),
+    ("(S (NP (PRP I)) (ADVP (RB just)) (VP (VBP like) (NP (NN pizza))) (. .))", "just like", 0, None),
+    # `then` opening a turn after a filler word (first, or after punctuation), before a subject and
+    # a modal: in that case; not after any first word ("Yes , then …", "So then we went")
+    ("(S (INTJ (UH Well)) (ADVP (RB then)) (, ,) (NP (PRP I)) (VP (MD 'll) (VP (VB read))) (. .))", "then", 0,
+     "conditional"),
+    ("(S (INTJ (UH Fine)) (, ,) (INTJ (UH okay)) (ADVP (RB then)) (NP (PRP we)) (VP (MD 'll) (VP (VB go))) (. .))",
+     "then", 0, "conditional"),
+    ("(S (INTJ (UH Yes)) (, ,) (ADVP (RB then)) (NP (PRP I)) (VP (MD 'll) (VP (VB go))) (. .))", "then", 0,
+     UNDECIDED),
+    ("(S (RB So) (ADVP (RB then)) (NP (PRP we)) (VP (VBD went) (ADVP (RB home))) (. .))", "then", 0, UNDECIDED),
+    ("(INTJ (UH Oh) (, ,) (UH okay) (ADVP (RB then)) (. .))", "then", 0, None),
     # `when` opening a question after "so" or "and": a question word, none
     ("(TOP (SBARQ (RB So) (WHADVP (WRB when)) (SQ (VBP are) (NP (PRP you)) (VP (VBG coming) (ADVP (RB back)))) "
      "(. ?)))", "when", 0, None),
 ]
+
+
+# `when` opening a question after a coordinator or a filler word: a question word, none
+WHEN_QUESTIONS = [
+    "(SBARQ (CC And) (WHADVP (WRB when)) (SQ (MD will) (NP (PRP you)) (VP (VB return))) (. ?))",
+    "(SBARQ (CC But) (WHADVP (WRB when)) (SQ (VBP are) (NP (PRP you)) (VP (VBG leaving))) (. ?))",
+    "(SBARQ (INTJ (UH Well)) (WHADVP (WRB when)) (SQ (VBZ is) (NP (PRP it))) (. ?))",
+    "(SBARQ (INTJ (UH Ok)) (WHADVP (WRB when)) (SQ (VBP do) (NP (PRP we)) (VP (VB go))) (. ?))",
+    "(SBARQ (INTJ (UH Okay)) (WHADVP (WRB when)) (SQ (VBP do) (NP (PRP we)) (VP (VB go))) (. ?))",
+    "(SBARQ (RB Then) (WHADVP (WRB when)) (SQ (MD can) (NP (PRP we)) (VP (VB meet))) (. ?))",
+]
+
+
+@pytest.mark.parametrize("tree", WHEN_QUESTIONS)
+def test_when_opening_a_question_after_a_coordinator_or_filler(tree):
+    decided(tree, "when", 0, None)
 
 
 @pytest.mark.parametrize("tree,keyword,nth,expected", SETTLED)
