@@ -6,7 +6,7 @@ sentence (no parser, no encoder here); labels follow docs/labelling.md."""
 
 import pytest
 
-from logicparse.senses.rules import UNDECIDED
+from logicparse.senses.rules import CONNECTIVE, UNDECIDED
 from test_keywords_rules import decided
 
 SETTLED = [
@@ -17,6 +17,9 @@ SETTLED = [
      "(NP (NNP Chapter) (CD 1)))))))) (. .)))", "as", 0, None),
     ("(S (NP (PRP$ Your) (NN theory)) (SBAR (IN as) (S (NP (PRP I)) (VP (VBD understood) (NP (PRP it))))) (, ,) "
      "(VP (VBD was) (ADJP (JJ clear))))", "as", 0, None),
+    # a clause whose second word is "in" is no reporting participle's source: the clause's relation
+    ("(S (NP (PRP He)) (VP (VBD rose) (SBAR (IN as) (S (NP (NP (NNS prices)) (PP (IN in) (NP (NNP Asia)))) "
+     "(VP (VBD fell))))))", "as", 0, CONNECTIVE),
     # ... not a likeness, "as are short skirts"
     ("(S (NP (NNS Skirts)) (VP (VBP are) (ADJP (JJ short)) (, ,) (SBAR (IN as) (S (VP (VBP are) (NP (NNS coats)))))))",
      "as", 0, "analogy"),
@@ -99,6 +102,8 @@ SETTLED = [
      "(NNP Park))))) (. .))", "like", 0, None),
     ("(TOP (S (RB So) (NP (PRP I)) (VP (VBP am) (RB not) (NP (DT a) (JJ huge) (PP (IN like) (JJ nature) "
      "(NN person)))) (. .)))", "like", 0, None),
+    ("(S (NP (PRP It)) (VP (VBZ is) (NP (DT a) (JJ big) (PP (IN like) (NN party)))))", "like", 0, None),
+    ("(S (NP (PRP It)) (VP (VBZ is) (NP (DT a) (JJ huge) (PP (IN like) (NNS fans)))))", "like", 0, None),
     ("(TOP (S (NP (PRP It)) (VP (VBZ is) (ADJP (ADJP (JJ cold)) (PP (IN like) (NP (NN ice))))) (. .)))", "like", 0,
      "analogy"),
     # "But great as our tax burden is": a concession after a coordinator too
