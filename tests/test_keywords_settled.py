@@ -51,6 +51,8 @@ SETTLED = [
      "otherwise", 0, UNDECIDED),
     ("(S (VP (VB Enable) (NP (NN 2fa)) (ADVP (RB otherwise)) (S (NP (NN u)) (VP (MD ca) (RB nt) (VP (VB log))))))",
      "otherwise", 0, UNDECIDED),
+    ("(S (VP (VB Enable) (NP (PRP it)) (ADVP (RB otherwise)) (S (NP (NN ur)) (VP (VBG gon) (S (VP (TO na) "
+     "(VP (VB lose) (NP (PRP it)))))))))", "otherwise", 0, UNDECIDED),
     # ... but after the clause's verb or modal it is the adverb ("we did otherwise", "could otherwise")
     ("(S (NP (PRP We)) (VP (VBD did) (ADVP (RB otherwise)) (S (NP (PRP they)) (VP (MD would) (VP (VB know))))))",
      "otherwise", 0, None),
