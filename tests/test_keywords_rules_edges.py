@@ -10,6 +10,11 @@ from logicparse.senses.rules import UNDECIDED
 from test_keywords_rules import decided
 
 EDGES = [
+    # an equative opening the sentence: its first `as` is word 0, which the look-back reads too
+    ("(S (ADJP (RB As) (JJ tall) (SBAR (IN as) (S (NP (PRP$ his) (NN father))))) (, ,) (NP (PRP he)) "
+     "(VP (VBD left)))", "as", 1, None),
+    # `like` tagged a particle is no preposition: none, whatever follows
+    ("(S (NP (PRP He)) (VP (VBD looked) (PRT (RP like)) (NP (DT a) (NN fool))))", "like", 0, None),
     # a sentence-initial `since` whose clause before the comma has a modal and no other verb:
     # a clause giving the reason, not a time ("Since its very outset ," has no verb at all)
     ("(S (SBAR (IN Since) (S (NP (PRP we)) (VP (MD can)))) (, ,) (NP (PRP we)) (VP (MD will) (VP (VB help))) "
