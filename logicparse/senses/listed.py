@@ -7,7 +7,9 @@ circumstances) and gives a negative condition only heading a clause (``Hurry , o
 will be late``); ``such as`` before a verb is the relative of ``such … as`` (``such as may be
 needed``), no example; ``due to`` before a verb is "expected to" (``due to expire``) and after a
 noun of what is owed "owed to" (``the respect due to the office``), no cause;
-``WHEREAS ,`` opens a preamble's clause ("given that"), no contrast. The phrases: ``just as high
+``WHEREAS ,`` (or upper case) opens a preamble's clause ("given that"), no contrast; a tag
+question's ``n't`` (``have n't we ?``) and ``nothing but`` negate nothing; ``oh , no !`` is
+dismay; ``sounds as if`` is "it seems that", no likeness. The phrases: ``just as high
 as`` is an equative, ``just like`` before a verb a filler, ``as well as we thought`` an equative,
 ``thereby in me vested`` "by it", ``so that 's it`` a pronoun, ``no matter`` "regardless", and
 ``at the same time`` is "together" (temporal) unless it opens a sentence ("also"). Each rule
@@ -145,8 +147,9 @@ def _thereby(s: Site):
 
 
 RULES: dict[str, Callable[[Site], object]] = {
-    "not": _not, "n't": _nt, "nt": _nt, "nothing": _nothing, "otherwise": _otherwise, "such as": _such_as, "due to": _due_to,
-    "whereas": _whereas, "so that": _that_pronoun, "now that": _that_pronoun, "no": _no,
-    "just as": _just_as, "just like": _just_like, "as if": _as_if, "as though": _as_if, "at the same time": _same_time,
+    "not": _not, "n't": _nt, "nt": _nt, "nothing": _nothing, "otherwise": _otherwise,
+    "such as": _such_as, "due to": _due_to, "whereas": _whereas, "so that": _that_pronoun,
+    "now that": _that_pronoun, "no": _no, "just as": _just_as, "just like": _just_like,
+    "as if": _as_if, "as though": _as_if, "at the same time": _same_time,
     "as well as": _as_well_as, "thereby": _thereby,
 }

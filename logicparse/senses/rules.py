@@ -36,7 +36,8 @@ def _like(s: Site):
         return "analogy"  # a comment clause: "like I said", "like you know"
     if (s.start == 0 or s.prev in _BE) and s.tag(s.end) in ("RB", "UH") or (
             s.tag(s.start - 1) == "DT" and s.tag(s.end).startswith(("NN", "JJ"))) or (
-            s.tag(s.start - 2) == "DT" and s.tag(s.start - 1) == "JJ" and s.tag(s.end) in ("NN", "NNS", "JJ")):
+            s.tag(s.start - 2) == "DT" and s.tag(s.start - 1) == "JJ"
+            and s.tag(s.end) in ("NN", "NNS", "JJ")):
         # a filler: "Like now I 'm confused", "they 're like technically in", "those like
         # TikToks", "a huge like nature person" (not "cold like ice")
         return None
