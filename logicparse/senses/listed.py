@@ -23,10 +23,7 @@ from typing import Callable
 
 from . import clauses
 from .site import _PUNCT_TAGS, UNDECIDED, Site
-from .wordlists import _BE, _OWED
-
-# Before `as if`, "it seems that": "it sounds as if something broke".
-_SEEM = frozenset("looks look looked seems seem seemed sounds sound sounded".split())
+from .wordlists import _BE, _OWED, _SEEM
 # Before a clause-initial `otherwise`: the start of a clause or a coordinator.
 _CLAUSE_OPENERS = frozenset({",", ";", ":", "--", "–", "—", "or", "and", "but", "("})
 

@@ -53,9 +53,10 @@ _FREE_RELATIVE = frozenset({"from", "than", "to", "until", "till", "since"})
 _RECALL_SEE = frozenset("recall recalled remember see saw seen imagine".split())
 _SUBJECTS = frozenset("i we you he she they it there".split())
 _PRONOUNS = frozenset("that this these those it them him her me us you what which".split())
+# Verbs of seeming: "it sounds as if something broke" = it seems that.
+_SEEM = frozenset("looks look looked seems seem seemed sounds sound sounded".split())
 # After these, `like` is evidential (it seems) or a resemblance (looks like a resort).
-_PERCEPTION = frozenset("""looks look looked seems seem seemed sounds sound sounded feels feel felt
-smells smell smelled tastes taste tasted""".split())
+_PERCEPTION = _SEEM | frozenset("feels feel felt smells smell smelled tastes taste tasted".split())
 # Before these, `before` is "in the presence of", not "earlier than" ("testified before
 # Congress", "equal before the law", "an address before a joint session").
 _PRESENCE_NOUNS = frozenset("""congress senate house committee committees subcommittee session
