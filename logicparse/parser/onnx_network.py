@@ -1,12 +1,10 @@
 """The parser's network under ONNX Runtime on a CPU, exported from the loaded model at first use.
 
 The export is the same computation as :func:`fast_span.best_spans` (encoder, benepar's
-partitioned transformer, span and tag scorers) traced by ``torch.onnx.export`` into the user's
-cache (``LOGICPARSE_CACHE``, default ``~/.cache/logicparse``) under a key made of the model's
-weights and configuration and the exporting versions, so a changed model is exported anew. The
-file's sha256 is written beside it and checked at every load: a file that does not match (a
-truncated write, an edit) is exported again. Right after an export the two runtimes are run on
-the same sentences and the ONNX file is kept only if they agree.
+partitioned transformer, span and tag scorers) traced by ``torch.onnx.export`` and cached as
+``logicparse.onnx_export`` says (under a key made of the weights, the configuration and the
+exporting versions; sha256 checked at every load). Right after an export the two runtimes are
+run on the same sentences and the ONNX file is kept only if they agree.
 """
 
 from __future__ import annotations
@@ -14,26 +12,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import logging
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from ..resources import file_sha256
-
-logger = logging.getLogger(__name__)
+from ..onnx_export import cache_dir, cached_files, session
 
 EXPORT_VERSION = 1  # bump when the exported graph changes
 _INPUTS = ("input_ids", "attention_mask", "words_from_tokens", "valid_token_mask", "left", "right")
 _CHECK = [["The", "committee", "said", "that", "the", "plan", "failed", "."], ["Yes", "!"],
           ["We", "shall", "not", "fail", "or", "falter", ";", "we", "shall", "not", "weaken", "."]]
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("LOGICPARSE_CACHE", Path.home() / ".cache" / "logicparse"))
 
 
 def supported(chart_parser) -> bool:
@@ -65,17 +54,8 @@ class OnnxNetwork:
     name = "onnxruntime"
 
     def __init__(self, chart_parser, encode, threads: int = 1):
-        import onnxruntime as ort
-
-        path = exported_network(chart_parser, encode)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, threads)
-        options.inter_op_num_threads = 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # Threads that spin between calls would take the core from the worker's own Python work.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        self.path = path
+        self.path = exported_network(chart_parser, encode)
+        self.session = session(self.path, threads)
         self._tags = chart_parser.f_tag is not None
 
     def __call__(self, batch: dict, left: np.ndarray, right: np.ndarray):
@@ -88,40 +68,13 @@ class OnnxNetwork:
 def exported_network(chart_parser, encode) -> Path:
     """The ONNX file of this model's network in the cache, exported (and checked) if missing or
     if its sha256 does not match the one written beside it."""
-    target = cache_dir() / "onnx" / model_key(chart_parser)[:32]
-    onnx_file, stamp = target / "network.onnx", target / "network.onnx.sha256"
-    if onnx_file.is_file() and stamp.is_file() and stamp.read_text().strip() == file_sha256(onnx_file):
-        return onnx_file
-    target.mkdir(parents=True, exist_ok=True)
-    with _locked(target / ".lock"):  # another worker may be exporting the same model
-        if onnx_file.is_file() and stamp.is_file() and \
-                stamp.read_text().strip() == file_sha256(onnx_file):
-            return onnx_file
-        if onnx_file.exists():
-            logger.warning("%s does not match its sha256: exporting it again", onnx_file)
-        with tempfile.TemporaryDirectory(dir=target) as tmp:
-            tmp_file = Path(tmp) / "network.onnx"
-            export(chart_parser, encode, tmp_file)
-            check(chart_parser, encode, tmp_file)
-            digest = file_sha256(tmp_file)
-            os.replace(tmp_file, onnx_file)
-        stamp.write_text(digest + "\n")
-    return onnx_file
+    def build(tmp: Path) -> None:
+        export(chart_parser, encode, tmp / "network.onnx")
+        check(chart_parser, encode, tmp / "network.onnx")
 
-
-@contextlib.contextmanager
-def _locked(path: Path):
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX: concurrent exports just repeat the work
-        yield
-        return
-    with open(path, "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+    folder = cached_files(cache_dir() / "onnx" / model_key(chart_parser)[:32], ["network.onnx"],
+                          build)
+    return folder / "network.onnx"
 
 
 def _batch(chart_parser, encode, sentences):

@@ -7,17 +7,12 @@ return numpy arrays: each span's best label score and label id, and each word's 
 
 from __future__ import annotations
 
-import logging
-import os
-
 import torch
 
+from ..onnx_export import choose_runtime
 from .fast_span import TorchNetwork
 
-logger = logging.getLogger(__name__)
-
-
-RUNTIMES = ("auto", "onnx", "torch")
+ENV = "LOGICPARSE_PARSER_RUNTIME"
 
 
 def release_freed_memory() -> None:
@@ -37,22 +32,11 @@ def choose_network(chart_parser, encode, device, runtime=None):
     """``runtime``: "torch", "onnx" (ONNX Runtime, CPU only) or "auto" (the default, also from
     ``LOGICPARSE_PARSER_RUNTIME``): ONNX Runtime on a CPU when it is installed and the model's
     network exports, PyTorch otherwise (a GPU, another kind of model, a failed export)."""
-    from ..errors import Errors, ModelLoadError
+    def build():
+        from . import onnx_network
 
-    runtime = runtime or os.environ.get("LOGICPARSE_PARSER_RUNTIME") or "auto"
-    if runtime not in RUNTIMES:
-        raise ModelLoadError(Errors.E106.format(runtime=runtime, options=", ".join(RUNTIMES)))
-    if runtime == "torch" or torch.device(device).type != "cpu":
-        return TorchNetwork(chart_parser)
-    from . import onnx_network
-
-    try:
         if not onnx_network.supported(chart_parser):
             raise RuntimeError("its encoder is not a word-piece encoder the export covers")
         return onnx_network.OnnxNetwork(chart_parser, encode, threads=torch.get_num_threads())
-    except Exception as e:  # noqa: BLE001 - any failure leaves the PyTorch path, which always works
-        if runtime == "onnx":
-            raise ModelLoadError(Errors.E107.format(reason=f"{type(e).__name__}: {e}")) from e
-        logger.warning("parser: ONNX Runtime not used (%s: %s); running the network in PyTorch",
-                       type(e).__name__, e)
-        return TorchNetwork(chart_parser)
+
+    return choose_runtime(runtime, ENV, device, "parser", build) or TorchNetwork(chart_parser)

@@ -1,0 +1,115 @@
+"""Networks exported to ONNX at first use and kept in the user's cache, checked at every load.
+
+The parser's network (``parser/onnx_network.py``) and the sense encoder's blocks
+(``senses/onnx_encoder.py``) run under ONNX Runtime on a CPU. Each is exported from the loaded
+PyTorch model into the cache (``LOGICPARSE_CACHE``, default ``~/.cache/logicparse``) under a key
+made of the weights, the configuration and the exporting versions, so a changed model is exported
+anew. Every file's sha256 is written beside it and checked at every load: a file that does not
+match (a truncated write, an edit) is exported again. The caller's ``build`` exports into a
+temporary folder and checks the export against PyTorch before anything is moved into place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Callable, Sequence
+
+from .resources import file_sha256
+
+logger = logging.getLogger(__name__)
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("LOGICPARSE_CACHE", Path.home() / ".cache" / "logicparse"))
+
+
+def _stamped(folder: Path, names: Sequence[str]) -> bool:
+    for name in names:
+        f, stamp = folder / name, folder / (name + ".sha256")
+        if not (f.is_file() and stamp.is_file() and stamp.read_text().strip() == file_sha256(f)):
+            return False
+    return True
+
+
+def cached_files(folder: Path, names: Sequence[str], build: Callable[[Path], None]) -> Path:
+    """``folder``, holding the files ``names``, each with its sha256 beside it: built by
+    ``build(tmp)`` (which writes every name into ``tmp``, or raises) when one is missing or does
+    not match. Concurrent workers build once (a file lock); a half-built set is never visible."""
+    if _stamped(folder, names):
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    with locked(folder / ".lock"):  # another worker may be exporting the same model
+        if _stamped(folder, names):
+            return folder
+        if any((folder / name).exists() for name in names):
+            logger.warning("%s does not match its sha256: exporting it again",
+                           folder / names[0] if len(names) == 1 else folder)
+        with tempfile.TemporaryDirectory(dir=folder) as tmp:
+            build(Path(tmp))
+            digests = {name: file_sha256(Path(tmp) / name) for name in names}
+            for name in names:
+                os.replace(Path(tmp) / name, folder / name)
+        for name, digest in digests.items():
+            (folder / (name + ".sha256")).write_text(digest + "\n")
+    return folder
+
+
+@contextlib.contextmanager
+def locked(path: Path):
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: concurrent exports just repeat the work
+        yield
+        return
+    with open(path, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def session(path: Path, threads: int = 1):
+    """An ONNX Runtime CPU session over ``path`` with ``threads`` threads inside an operator."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = max(1, threads)
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Threads that spin between calls would take the core from the worker's own Python work.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+RUNTIMES = ("auto", "onnx", "torch")
+
+
+def choose_runtime(runtime, env: str, device, what: str, build: Callable[[], object]):
+    """``build()`` (the ONNX Runtime runner) or None (run in PyTorch). ``runtime``: "torch",
+    "onnx" (ONNX Runtime, CPU only) or "auto" (the default, also from the environment variable
+    ``env``): ONNX Runtime on a CPU when it is installed and the export works, PyTorch otherwise
+    (a GPU, a model the export does not cover, a failed export; logged)."""
+    import torch
+
+    from .errors import Errors, ModelLoadError
+
+    runtime = runtime or os.environ.get(env) or "auto"
+    if runtime not in RUNTIMES:
+        raise ModelLoadError(Errors.E106.format(what=what, runtime=runtime, env=env,
+                                                options=", ".join(RUNTIMES)))
+    if runtime == "torch" or torch.device(device).type != "cpu":
+        return None
+    try:
+        return build()
+    except Exception as e:  # noqa: BLE001 - any failure leaves the PyTorch path, which always works
+        if runtime == "onnx":
+            raise ModelLoadError(Errors.E107.format(what=what, env=env,
+                                                    reason=f"{type(e).__name__}: {e}")) from e
+        logger.warning("%s: ONNX Runtime not used (%s: %s); running it in PyTorch",
+                       what, type(e).__name__, e)
+        return None

@@ -1,0 +1,109 @@
+"""The sense encoder under ONNX Runtime: PyTorch's vectors, from a checked cache, only the blocks a
+pass needs; a clear choice of runtime, and PyTorch where the export does not reach."""
+
+import logging
+
+import numpy as np
+import pytest
+
+from logicparse.errors import ModelLoadError
+from logicparse.senses.features import Encoder, Occurrence
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("onnx")
+
+OCCURRENCES = [Occurrence("We left as it rained .", 8, 10), Occurrence("since 1990", 0, 5),
+               Occurrence("Yet another word , and then one more while the sun was up and we "
+                          "waited for the bus that never came since the roads were closed .",
+                          58, 63)]
+
+
+def _encoder_dir(tmp_path, config):
+    """A random tiny encoder of ``config``'s kind with the MiniLM tokenizer, saved like any local
+    model."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    from logicparse.resources import minilm_path
+
+    torch.manual_seed(0)
+    AutoModel.from_config(config).save_pretrained(tmp_path)
+    AutoTokenizer.from_pretrained(minilm_path()).save_pretrained(tmp_path)
+    return str(tmp_path)
+
+
+def _same_vectors(spec, monkeypatch, tmp_path, window=None):
+    monkeypatch.setenv("LOGICPARSE_CACHE", str(tmp_path / "cache"))
+    fast, slow = Encoder(spec, runtime="onnx"), Encoder(spec, runtime="torch")
+    got = fast.encode(OCCURRENCES, max_length=window)
+    want = slow.encode(OCCURRENCES, max_length=window)
+    assert fast._onnx and slow._onnx is False
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], atol=1e-4)
+    return fast
+
+
+def test_minilm_under_onnx_runtime_gives_pytorchs_vectors_from_a_checked_cache(
+        tmp_path, monkeypatch, caplog):
+    fast = _same_vectors("default", monkeypatch, tmp_path, window=16)
+    folder = fast._onnx.folder
+    assert folder.is_relative_to(tmp_path / "cache")
+    assert sorted(p.name for p in folder.glob("*.onnx")) == [
+        "block0.onnx", "block1.onnx", "block2.onnx", "block3.onnx", "block4.onnx",
+        "block5.onnx", "embeddings.onnx"]
+
+    # A pass runs only the blocks up to the layer asked for.
+    again = Encoder("default", runtime="onnx")
+    part = again.encode(OCCURRENCES[:2], layers=[2])
+    assert sorted(again._onnx._sessions) == ["block0.onnx", "block1.onnx", "embeddings.onnx"]
+    np.testing.assert_allclose(part[(2, "first")],
+                               fast.encode(OCCURRENCES[:2], layers=[2])[(2, "first")], atol=1e-5)
+
+    # A damaged block is noticed by its sha256 and exported again, with the same vectors.
+    with open(folder / "block3.onnx", "ab") as f:
+        f.write(b"\0")
+    with caplog.at_level(logging.WARNING):
+        mended = Encoder("default", runtime="onnx")
+        vectors = mended.encode(OCCURRENCES, layers=[4])
+    assert "does not match its sha256" in caplog.text
+    assert mended._onnx.folder == folder
+    np.testing.assert_allclose(vectors[(4, "mean")],
+                               fast.encode(OCCURRENCES, layers=[4])[(4, "mean")], atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["bert", "roberta"])
+def test_tiny_bert_like_encoders_under_onnx_runtime_give_pytorchs_vectors(kind, tmp_path,
+                                                                          monkeypatch):
+    from transformers import BertConfig, RobertaConfig
+
+    sizes = dict(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                 intermediate_size=64, max_position_embeddings=80)
+    config = BertConfig(**sizes) if kind == "bert" else RobertaConfig(**sizes)
+    _same_vectors(_encoder_dir(tmp_path / kind, config), monkeypatch, tmp_path)
+
+
+def test_an_encoder_the_export_does_not_cover_runs_in_pytorch_or_is_refused(
+        tmp_path, monkeypatch, caplog):
+    """ALBERT shares one block across its layers: no per-block export. ``auto`` says so once and
+    runs PyTorch; ``onnx`` is a coded error."""
+    from transformers import AlbertConfig
+
+    monkeypatch.setenv("LOGICPARSE_CACHE", str(tmp_path / "cache"))
+    spec = _encoder_dir(tmp_path / "albert", AlbertConfig(
+        vocab_size=30522, embedding_size=16, hidden_size=32, num_hidden_layers=2,
+        num_attention_heads=2, intermediate_size=64, max_position_embeddings=80))
+    with caplog.at_level(logging.WARNING):
+        auto = Encoder(spec)
+        auto.encode(OCCURRENCES[:1])
+    assert auto._onnx is False
+    assert "sense encoder: ONNX Runtime not used" in caplog.text
+    with pytest.raises(ModelLoadError, match="E107.*sense encoder.*LOGICPARSE_ENCODER_RUNTIME"):
+        Encoder(spec, runtime="onnx").encode(OCCURRENCES[:1])
+
+
+def test_unknown_encoder_runtime_is_refused(monkeypatch):
+    with pytest.raises(ModelLoadError, match="E106.*'gpu'.*auto, onnx, torch"):
+        Encoder("default", runtime="gpu").encode(OCCURRENCES[:1])
+    monkeypatch.setenv("LOGICPARSE_ENCODER_RUNTIME", "fast")
+    with pytest.raises(ModelLoadError, match="E106.*LOGICPARSE_ENCODER_RUNTIME"):
+        Encoder("default").encode(OCCURRENCES[:1])
