@@ -222,6 +222,9 @@ class Errors(metaclass=_WithCodes):
     E347 = "--out {path} is a file, not a folder. Choose a new or empty folder for the shards."
     E348 = ("{path} holds more than {n:,} folders: too many to search for shard directories (a link "
             "to / or a home folder?). Point --shards at a shard directory or the folder holding them.")
+    E349 = ("{where} is not text: {what}. It is kept as a row with this error, not annotated; {fix}.")
+    E350 = ("{where} cannot be read as {fmt}-compressed data ({reason}). The rest of it is kept as "
+            "a row with this error; {fix}.")
     E330 = ("Annotator.pipe got fewer ids than texts: text {index} has no id ({n} ids). Pass one id "
             "per text, or leave ids out (ids are then '0', '1', ...).")
     E331 = ("Annotator.pipe got more ids than texts ({n} texts). Pass one id per text, or leave ids "

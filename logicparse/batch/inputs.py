@@ -6,6 +6,9 @@ Accepted inputs (one argument each; mix them freely):
   ``.txt``;
 * a directory: every ``*.txt`` below it (recursive, sorted by path), id = the relative path
   without ``.txt``, with ``/`` separators;
+* any of these compressed, ``.gz``, ``.bz2`` or ``.xz`` after the suffix (``chat.txt.gz``, id
+  ``chat``; ``notes.jsonl.xz``; a directory's ``*.txt.gz``): read through the decompressor
+  (filetypes.py);
 * a ``.jsonl`` file: one JSON object per line, text in ``text_field``, id in ``id_field``
   (``<file stem>:<line number>`` when the object has none); blank lines are skipped;
 * a ``.parquet`` file or an Arrow file (``.arrow``, ``.feather``, ``.ipc``; IPC file or stream
@@ -18,7 +21,9 @@ dropped). A document that is not valid in it is never dropped: it is decoded wit
 instead, ``latin-1`` by default (every byte maps to one character, so nothing is lost and the
 original bytes can be recovered), ``cp1252`` (Windows quotes and dashes; bytes it leaves undefined
 fall back to Latin-1), or ``replace`` (undecodable bytes become U+FFFD). Each such document is
-counted, per input, in ``manifest.json``.
+counted, per input, in ``manifest.json``. A text file (or stdin text) that is not text at all
+(a PNG, a PDF, zero bytes: ``filetypes.not_text``) is a row with E349, never decoded or annotated;
+a compressed file that cannot be decompressed is a row with E350.
 
 Bad records never stop a run: a .jsonl line that is not JSON, a text that is not a string or is
 null or not valid Unicode, a file that cannot be read (permissions, a symlink loop) or is not a
@@ -44,7 +49,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator, Optional
 
 from ..errors import DataFormatError, Errors
-from . import changes, records
+from . import changes, filetypes, records
 from .records import InputDoc
 
 TEXT_SUFFIXES = (".txt",)
@@ -107,13 +112,13 @@ def resolve_inputs(paths: list[str]) -> list[InputSpec]:
         if path.is_dir():
             # A *.txt entry that is not a directory is a document, even one that cannot be read
             # (a symlink loop, a dangling link): its row says why.
-            files = sorted((f for f in path.rglob("*") if f.suffix.lower() in TEXT_SUFFIXES
+            files = sorted((f for f in path.rglob("*") if _suffix(f) in TEXT_SUFFIXES
                             and not f.is_dir()), key=lambda f: f.relative_to(path).as_posix())
             if not files:
                 raise DataFormatError(Errors.E302.format(path=p))
             specs.append(InputSpec(p, "dir", files))
         elif path.is_file():
-            suffix = path.suffix.lower()
+            suffix = _suffix(path)
             kind = ("jsonl" if suffix in JSONL_SUFFIXES else "parquet" if suffix in PARQUET_SUFFIXES
                     else "arrow" if suffix in ARROW_SUFFIXES else "txt")
             specs.append(InputSpec(p, kind))
@@ -122,6 +127,11 @@ def resolve_inputs(paths: list[str]) -> list[InputSpec]:
         else:
             raise DataFormatError(Errors.E301.format(path=p))
     return specs
+
+
+def _suffix(path: Path) -> str:
+    """The suffix of what the file holds: ``.txt`` for ``a.txt`` and ``a.txt.gz``."""
+    return Path(filetypes.inner_name(path.name)).suffix.lower()
 
 
 def decode(data: bytes, opts: ReadOptions) -> tuple[str, bool]:
@@ -162,15 +172,15 @@ def count_documents(specs: list[InputSpec], opts: ReadOptions) -> Optional[int]:
             total += len(spec.files)
         elif spec.kind == "jsonl":
             try:
-                with _open_regular(Path(spec.path)) as f:
+                with _open_input(Path(spec.path)) as f:
                     total += records.check_first_record(f, spec.path, opts, decode)
-            except (OSError, _NotRegular):
+            except (_NotRegular, filetypes.Inflated, *filetypes.DECOMPRESSION_ERRORS):
                 total += 1  # unreadable: one row with the error
         else:
             try:
-                with _open_regular(Path(spec.path)) as f:
+                with _open_input(Path(spec.path), table=True) as f:
                     total += records.table_schema(spec.kind, spec.path, opts, f)
-            except (OSError, _NotRegular):
+            except (_NotRegular, filetypes.Inflated, *filetypes.DECOMPRESSION_ERRORS):
                 total += 1
     return total
 
@@ -197,27 +207,33 @@ def _read_one(spec: InputSpec, opts: ReadOptions, stdin: Optional[BinaryIO],
             yield _file_doc(file_id(f.relative_to(root).as_posix()), f, opts, stats)
     elif spec.kind in ("jsonl", "parquet", "arrow"):
         n = 0
+        stem = file_id(filetypes.stem(spec.path))
         docs = _read_records(spec, opts)
         if stats is not None:
             docs = changes.watch_records(docs, Path(spec.path), stats.get(str(Path(spec.path))),
-                                         file_id(Path(spec.path).stem))
+                                         stem)
         try:
             for doc in docs:
                 n += 1
                 yield doc
-        except (OSError, _NotRegular) as e:
+        except (_NotRegular, filetypes.Inflated, *filetypes.DECOMPRESSION_ERRORS) as e:
+            if filetypes.inflating(spec.path, e):  # the rest of the file is one row saying why
+                where = _shown(spec.path) + (f" after record {n}" if n else "")
+                yield InputDoc(f"{stem}:{n + 1}" if n else stem, None,
+                               error=filetypes.inflate_error(where, spec.path, e))
+                return
             if n:  # the file went bad midway (I/O error): not a record to skip silently
                 raise DataFormatError(Errors.E336.format(path=_shown(spec.path),
                                                          reason=_reason(e))) from None
-            yield _lost(_unreadable(file_id(Path(spec.path).stem), spec.path, e), spec.path, e,
-                        stats)
+            yield _lost(_unreadable(stem, spec.path, e), spec.path, e, stats)
     elif spec.kind == "stdin":
         stream = stdin if stdin is not None else sys.stdin.buffer
         if opts.stdin_format == "jsonl":
             yield from records.jsonl_docs(stream, "stdin", "<stdin>", opts, decode)
         elif opts.stdin_format == "text":
             data = stream.read(_byte_limit(opts) + 1)
-            yield _text_doc("stdin", data, opts, truncated=len(data) > _byte_limit(opts))
+            yield _text_doc("stdin", data, opts, truncated=len(data) > _byte_limit(opts),
+                            where="<stdin>")
         else:
             n = 0
             for _, raw in records.read_lines(stream, _byte_limit(opts)):
@@ -229,16 +245,16 @@ def _read_one(spec: InputSpec, opts: ReadOptions, stdin: Optional[BinaryIO],
                 raw = raw.rstrip(b"\r\n")
                 if raw.strip():
                     n += 1
-                    yield _text_doc(f"stdin:{n}", raw, opts)
+                    yield _text_doc(f"stdin:{n}", raw, opts, where=f"<stdin>, line {n}")
 
 
 def _read_records(spec: InputSpec, opts: ReadOptions) -> Iterator[InputDoc]:
     # Tables too are read from the file opened here: opened by name, a FIFO swapped in since
     # the run started would wait for a writer.
-    with _open_regular(Path(spec.path)) as f:
+    with _open_input(Path(spec.path), table=spec.kind != "jsonl") as f:
         if spec.kind == "jsonl":
-            yield from records.jsonl_docs(f, file_id(Path(spec.path).stem), _shown(spec.path),
-                                          opts, decode)
+            yield from records.jsonl_docs(f, file_id(filetypes.stem(spec.path)),
+                                          _shown(spec.path), opts, decode)
         else:
             yield from records.table_docs(spec.kind, spec.path, opts, decode, f)
 
@@ -247,6 +263,7 @@ def file_id(name: str) -> str:
     """The id of a text file: its path (relative to the directory given) without ``.txt``.
     Bytes of the name that are not UTF-8 are written as backslash escapes (``caf\\xe9``): the
     id stays valid Unicode and tells the file apart."""
+    name = filetypes.inner_name(name)
     return records.escape_id(name[:-4] if name.lower().endswith(".txt") else name, name=True)
 
 
@@ -282,6 +299,12 @@ def _check_regular(mode: int) -> None:
         raise _NotRegular(next((what for test, what in _KINDS if test(mode)), "not a regular file"))
 
 
+def _open_input(path: Path, table: bool = False) -> BinaryIO:
+    """``path`` opened (a regular file: _open_regular), through its decompressor if it has one
+    (a compressed table inflated into memory: filetypes.opened)."""
+    return filetypes.opened(_open_regular(path), path.name, table)
+
+
 def _byte_limit(opts: ReadOptions) -> int:
     """Most bytes of a text of ``max_chars`` characters (up to 4 bytes each, and a BOM)."""
     return 4 * opts.max_chars + 4
@@ -290,15 +313,19 @@ def _byte_limit(opts: ReadOptions) -> int:
 def _file_doc(doc_id: str, path: Path, opts: ReadOptions, stats: Optional[dict] = None) -> InputDoc:
     limit = _byte_limit(opts)
     try:
-        with _open_regular(path) as f:
+        with _open_input(path) as f:
             data = f.read(limit + 1)
             st = os.fstat(f.fileno())  # after the read: any write before or during it shows
-    except (_NotRegular, OSError) as e:
+    except (_NotRegular, *filetypes.DECOMPRESSION_ERRORS) as e:
+        if filetypes.inflating(path, e):
+            return InputDoc(doc_id, None, error=filetypes.inflate_error(_shown(path), path, e))
         return _lost(_unreadable(doc_id, path, e), path, e, stats)
-    doc = _text_doc(doc_id, data, opts, truncated=len(data) > limit)
+    doc = _text_doc(doc_id, data, opts, truncated=len(data) > limit, where=_shown(path))
     if stats is not None:
+        # Bytes read are the file's size only when nothing was inflated.
+        whole = len(data) <= limit and not filetypes.compression(path.name)
         reason = changes.difference(stats.get(str(path)), changes.stat_of(st),
-                                    len(data) if len(data) <= limit else None)
+                                    len(data) if whole else None)
         if reason:
             return changes.mark(doc, path, reason)
     return doc
@@ -328,7 +355,12 @@ def _reason(e: OSError) -> str:
     return getattr(e, "strerror", None) or type(e).__name__
 
 
-def _text_doc(doc_id: str, data: bytes, opts: ReadOptions, truncated: bool = False) -> InputDoc:
+def _text_doc(doc_id: str, data: bytes, opts: ReadOptions, truncated: bool = False,
+              where: str = "") -> InputDoc:
+    bad = filetypes.not_text(data, opts.encoding)
+    if bad:
+        return InputDoc(doc_id, None, error=Errors.E349.format(where=where or doc_id, what=bad[0],
+                                                                fix=bad[1]))
     if truncated:  # more bytes than the longest text can take: only a prefix was read
         text, fell_back = decode(data[:4 * records.PREFIX_CHARS], opts)
         return records.over_long(doc_id, text, fell_back, f"more than {opts.max_chars:,}", opts)

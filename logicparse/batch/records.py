@@ -9,15 +9,16 @@ Numbers too long for Python's int conversion are read as decimals, not refused.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 from dataclasses import dataclass
 from decimal import Decimal
-from pathlib import Path
 from typing import BinaryIO, Iterator, Optional
 
 from ..errors import DataFormatError, Errors
+from . import filetypes
 
 PREFIX_CHARS = 1000  # of a text too long to annotate, kept in its row
 
@@ -131,10 +132,13 @@ def arrow_reader(path: str, source: BinaryIO):
 
     import pyarrow as pa
 
-    fd = source.fileno()
-    # mapped from the file already open: mapped by name, a FIFO swapped in would be waited on
-    data = pa.py_buffer(mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if os.fstat(fd).st_size
-                        else b"")  # mmap refuses an empty file
+    if isinstance(source, io.BytesIO):  # a compressed file, inflated (filetypes.opened)
+        data = pa.py_buffer(source.getbuffer())
+    else:
+        fd = source.fileno()
+        # mapped from the file already open: mapped by name, a FIFO swapped in would be waited on
+        data = pa.py_buffer(mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if os.fstat(fd).st_size
+                            else b"")  # mmap refuses an empty file
     try:
         reader = pa.ipc.open_file(data)
         return reader.schema, (reader.get_batch(i) for i in range(reader.num_record_batches))
@@ -175,7 +179,7 @@ def table_docs(kind: str, path: str, opts, decode, source: BinaryIO) -> Iterator
     if opts.text_field not in names:
         raise DataFormatError(Errors.E308.format(path=path, field=opts.text_field,
                                                  cols=", ".join(names)))
-    stem, shown = escape_id(Path(path).stem, name=True), escape_id(path, name=True)
+    stem, shown = escape_id(filetypes.stem(path), name=True), escape_id(path, name=True)
     row = 0
     for batch in batches:
         texts = _values(batch.column(opts.text_field))
