@@ -59,3 +59,24 @@ class SafeFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         return safe(super().format(record), lines=True)
+
+
+def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
+    import sys
+
+    stream = file if file is not None else sys.stderr
+    if stream is None:  # no stderr (a detached process): nothing to show it on
+        return
+    try:
+        stream.write(f"warning: {safe(message)}\n")
+    except OSError:  # the terminal went away; a warning must not end the run
+        pass
+
+
+def warnings_as_lines() -> None:
+    """Show every Python warning as one escaped line, ``warning: <message>``, without the
+    source file, line number and source line Python's default adds (the command line's
+    and its workers' choice; library users keep Python's)."""
+    import warnings
+
+    warnings.showwarning = _warning_line

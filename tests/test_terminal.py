@@ -148,3 +148,36 @@ def test_shards_stats_escapes_a_received_shard(received):
     assert res.exit_code == 0, res.output
     assert not raw(res.output), sorted(set(raw(res.output)))
     assert "\\x1b]52;c;" in res.output and "\\U000e0072" in res.output
+
+
+def test_a_warning_is_one_escaped_line_on_the_command_line(monkeypatch, capsys):
+    import warnings
+
+    from logicparse.language import NotEnglishWarning
+    from logicparse.terminal import warnings_as_lines
+
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
+    warnings_as_lines()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.warn("[W024] Text that does not look like English\x1b[2J", NotEnglishWarning)
+    err = capsys.readouterr().err
+    assert err == "warning: [W024] Text that does not look like English\\x1b[2J\n"
+
+
+@pytest.mark.slow
+def test_annotate_shows_w024_as_one_line_without_python_source(tmp_path):
+    """From a worker process, as a user meets it: the coded message, no path, line or class."""
+    import subprocess
+
+    german = tmp_path / "german.txt"
+    german.write_text("Wir bleiben zu Hause, weil es regnet und der Zug spät ist. Obwohl die "
+                      "Mannschaft gut gespielt hat, hat sie nicht gewonnen.", encoding="utf-8")
+    r = subprocess.run([sys.executable, "-c", "from logicparse.cli import main; main()",
+                        "annotate", str(german), "--out", str(tmp_path / "out"), "--senses",
+                        "none", "--quiet"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = [x for x in r.stderr.splitlines() if "W024" in x]
+    assert lines and all(x.startswith("warning: [W024] Text that does not look like English")
+                         for x in lines)
+    assert "NotEnglishWarning" not in r.stderr and ".py:" not in r.stderr

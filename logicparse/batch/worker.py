@@ -17,6 +17,7 @@ from typing import Optional
 import pyarrow as pa
 
 from ..resources import offline_environment
+from ..terminal import warnings_as_lines
 from ..tokens import Document
 from .shards import documents_to_table
 
@@ -108,6 +109,7 @@ def limit_threads(threads: int) -> None:
     # Library notices repeated by every worker would bury the progress lines.
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     warnings.filterwarnings("ignore", message=".*does not define `arg_constraints`")
+    warnings_as_lines()  # a worker's warnings read as the command's own: one line each
     offline_environment()
     if "torch" in sys.modules:
         import torch

@@ -11,7 +11,7 @@ from typer.core import TyperGroup
 
 from ..errors import LogicparseError
 from ..resources import offline_environment
-from ..terminal import SafeFormatter, safe
+from ..terminal import SafeFormatter, safe, warnings_as_lines
 
 offline_environment()
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -77,5 +77,6 @@ def main() -> None:
     handler.setFormatter(SafeFormatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=os.environ.get("LOGICPARSE_LOG", "WARNING").upper(),
                         handlers=[handler])
+    warnings_as_lines()
     _register()
     app()

@@ -14,7 +14,8 @@ def annotate(
     inputs: List[str] = typer.Argument(
         ..., metavar="INPUT...", show_default=False,
         help=".txt files (one document each), directories of .txt files, .jsonl, .parquet or "
-        ".arrow files, or '-' for standard input."),
+        ".arrow files, any of them compressed (.gz, .bz2, .xz), or '-' for standard input. A file "
+        "that is not text (an image, a PDF) is a row with an error, never annotated."),
     out: Path = typer.Option(..., "--out", "-o", help="Shard directory to write (created if "
                              "missing; an unfinished run there is resumed)."),
     workers: int = typer.Option(1, "--workers", "-w", min=1,
