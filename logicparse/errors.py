@@ -82,6 +82,7 @@ class Errors(metaclass=_WithCodes):
     E011 = "Empty tree string: each sentence needs one bracketed tree such as '(S (NN word))'."
     E012 = ("Tree {index} has {n_leaves} leaves but the sentence has {n_tokens} tokens: a tree's "
             "leaves must be the sentence's tokens, in order.")
+    E009 = "{problem}. Run `{command} --help` for the options and the values each takes."
     E013 = "Expected a list of bracketed tree strings (one per sentence), got {type}."
     E020 = "Unknown relation {name!r}. Relations: {opts}."
     E021 = ("Unknown parser {name!r}: not 'default', not an installed benepar model and not an "

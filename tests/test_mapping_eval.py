@@ -80,8 +80,10 @@ def test_trees_saved_and_read_back_give_the_same_figures(tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--mapping", "literal"], "--mapping must be one of default, paper"),
-    (["--trees", "/no/such/dir"], "--trees must be 'gold', 'parser' or a directory"),
+    (["--mapping", "literal"], "[E009] Invalid value for '--mapping': 'literal' is not one of "
+                               "'default', 'paper'"),
+    (["--trees", "/no/such/dir"], "[E009] Invalid value for '--trees': '/no/such/dir' is not "
+                                  "'gold', 'parser' or a directory"),
 ])
 def test_bad_options_are_refused_with_the_choices(args, message):
     r = CliRunner().invoke(app, ["mapping", "eval", "--gdtb", str(GDTB), *args])

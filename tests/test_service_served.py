@@ -176,6 +176,8 @@ def test_serve_reports_bad_settings_and_unloadable_models_without_a_traceback(tm
     assert r.returncode != 0 and "Traceback" not in r.stdout + r.stderr
     # A parser that names nothing is a bad setting, refused before any worker starts.
     assert "[E422] Invalid service setting: --parser" in r.stderr and "[E100]" in r.stderr
+    # A setting's own coded message, quoted in one sentence: not pydantic's words, no "..".
+    assert "Value error" not in r.stderr and ".." not in r.stderr
 
 
 def _answers(data: bytes) -> list[tuple[int, dict]]:

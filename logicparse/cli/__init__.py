@@ -9,12 +9,17 @@ import click
 import typer
 from typer.core import TyperGroup
 
-from ..errors import LogicparseError
+from ..errors import Errors, LogicparseError
 from ..resources import offline_environment
 from ..terminal import SafeFormatter, safe, warnings_as_lines
 
 offline_environment()
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+# Typer (0.29) parses with its own copy of click, whose usage errors are not click's.
+_USAGE_ERRORS = tuple({click.UsageError, *(c for c in typer.BadParameter.__mro__
+                                           if c.__name__ == "UsageError")})
+
 
 class _Commands(TyperGroup):
     """Every command ends a logicparse error the same way: its coded message and exit status 2,
@@ -28,6 +33,16 @@ class _Commands(TyperGroup):
             if (ctx.obj or {}).get("verbose"):
                 raise
             click.echo(f"error: {safe(e, lines=True)}", err=True)
+            ctx.exit(2)
+        except _USAGE_ERRORS as e:
+            if type(e).__name__ == "NoArgsIsHelpError":
+                raise  # a bare command shows its help
+            # A mistake on the command line reads like any other: coded, with the option, what
+            # it got and its choices, in click's words less pydantic's "Value error," prefix.
+            problem = e.format_message().replace("Value error, ", "").rstrip(".")
+            command = e.ctx.command_path if e.ctx is not None else ctx.command_path
+            click.echo(f"error: {safe(Errors.E009.format(problem=problem, command=command))}",
+                       err=True)
             ctx.exit(2)
 
 

@@ -71,7 +71,8 @@ def annotate(
     from ..terminal import safe
 
     if mapping not in MAPPINGS:
-        raise typer.BadParameter(f"--mapping must be one of {', '.join(MAPPINGS)}")
+        raise typer.BadParameter(f"{mapping!r} is not one of {', '.join(map(repr, MAPPINGS))}.",
+                                 param_hint="'--mapping'")
     try:
         config = RunConfig(
             shard_size=shard_size, chunk_chars=chunk_chars, engine=engine, workers=workers,

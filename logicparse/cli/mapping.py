@@ -46,13 +46,14 @@ def eval_(
     from ..scorer import evaluate_mapping
 
     if mapping not in MAPPINGS:
-        raise typer.BadParameter(f"--mapping must be one of {', '.join(MAPPINGS)}")
+        raise typer.BadParameter(f"{mapping!r} is not one of {', '.join(map(repr, MAPPINGS))}.",
+                                 param_hint="'--mapping'")
     tree_dir = None
     if trees not in ("gold", "parser"):
         tree_dir = Path(trees)
         if not tree_dir.is_dir():
-            raise typer.BadParameter(f"--trees must be 'gold', 'parser' or a directory of DOC.mrg "
-                                     f"files; {trees!r} is none of these")
+            raise typer.BadParameter(f"{trees!r} is not 'gold', 'parser' or a directory of DOC.mrg "
+                                     "files.", param_hint="'--trees'")
     docs = read_gdtb(gdtb, None if split == "all" else split)
     p = None
     if trees == "parser":

@@ -65,8 +65,12 @@ def serve(
     try:
         settings = Settings(**given)
     except ValidationError as e:
+        # pydantic's own words ("Value error, ") and each message's final period are dropped:
+        # the problems are joined into one sentence of E422.
         problems = "; ".join(f"--{'-'.join(str(x) for x in err['loc']).replace('_', '-')} "
-                             f"{err['input']!r}: {err['msg']}" for err in e.errors())
+                             f"{err['input']!r}: "
+                             f"{err['msg'].replace('Value error, ', '', 1).rstrip('.')}"
+                             for err in e.errors())
         raise LogicparseError(Errors.E422.format(problems=problems)) from None
     from logicparse.resources import check_device
 
