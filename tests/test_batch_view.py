@@ -93,3 +93,21 @@ def test_show_marks_keywords_in_plain_text_when_piped(tmp_path):
     r = CliRunner().invoke(app, ["shards", "show", str(tmp_path), "--id", "d1"])
     assert "[0] Cats *and* dogs play ." in r.stdout and "[1] *But* they fight ." in r.stdout
     assert "alpha Cats" in r.stdout and "beta  dogs" in r.stdout
+
+
+def test_cli_stats_says_what_its_keyword_table_leaves_out(tmp_path):
+    from typer.testing import CliRunner
+
+    from logicparse.cli import _register, app
+
+    _register()
+    write_dir(tmp_path)
+    per_keyword = shard_stats(tmp_path)["per_keyword"]
+    assert len(per_keyword) >= 2
+    r = CliRunner().invoke(app, ["shards", "stats", str(tmp_path), "--top", "1"])
+    assert r.exit_code == 0, r.output
+    rest = sum(list(per_keyword.values())[1:])
+    assert (f"... and {len(per_keyword) - 1} more keywords ({rest} occurrences): --top "
+            f"{len(per_keyword)} lists them all") in r.stdout
+    r = CliRunner().invoke(app, ["shards", "stats", str(tmp_path)])
+    assert "more keywords" not in r.stdout  # all of them fit under the default 20

@@ -15,7 +15,9 @@ shards_app = typer.Typer(help="Inspect a shard directory written by `logicparse 
 def stats(
     directory: Path = typer.Argument(..., metavar="DIR", help="Shard directory."),
     as_json: bool = typer.Option(False, "--json", help="Print only the JSON object."),
-    top: int = typer.Option(20, "--top", help="Keywords listed (most frequent first)."),
+    top: int = typer.Option(20, "--top", min=0, help="Keywords listed in the table (most "
+                            "frequent first); the table says how many it leaves out, and the JSON "
+                            "line has them all."),
 ) -> None:
     """Documents, sentences, tokens, relations per type and per keyword, share of tokens with a label, failures. The last line of stdout is the same figures as one JSON object."""  # noqa: E501
     from ..batch.stats import shard_stats
@@ -44,10 +46,15 @@ def stats(
         for name, n in s["per_relation"].items():
             rel.add_row(Text(safe(name)), f"{n:,}")
         kw = Table("keyword", "count", box=None)
-        for name, n in list(s["per_keyword"].items())[:top]:
+        keywords = list(s["per_keyword"].items())
+        for name, n in keywords[:top]:
             kw.add_row(Text(safe(name)), f"{n:,}")
         console.print(rel)
         console.print(kw)
+        if len(keywords) > top:
+            console.print(f"... and {len(keywords) - top:,} more keywords "
+                          f"({sum(n for _, n in keywords[top:]):,} occurrences): --top "
+                          f"{len(keywords)} lists them all")
     typer.echo(json.dumps(s))
 
 
