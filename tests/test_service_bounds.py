@@ -195,7 +195,7 @@ def test_a_trailing_slash_redirects_relatively_whatever_the_host(client):
 def test_422_names_the_fields_as_sent_not_the_models(client, body, loc):
     r = client.post("/v1/annotate", json=body)
     assert r.status_code == 422 and r.json()["code"] == "E406"
-    assert [d["loc"] for d in r.json()["detail"]] == [loc]
+    assert [d["loc"] for d in r.json()["fields"]] == [loc]
     for internal in ("AnnotateOne", "AnnotateMany", "TextItem", "one text", "list of texts"):
         assert internal not in json.dumps(r.json())
 

@@ -111,9 +111,9 @@ def test_bodies_past_max_bodies_are_503_with_retry_after_and_the_defaults():
 def test_wrong_types_are_422_naming_the_field(client, body, field):
     r = client.post("/v1/annotate", json=body)
     assert r.status_code == 422
-    detail = r.json()["detail"]
-    assert any(field in [str(p) for p in d["loc"]] for d in detail), detail
-    assert field in r.json().get("message", field)
+    fields = r.json()["fields"]
+    assert any(field in [str(p) for p in d["loc"]] for d in fields), fields
+    assert field in r.json()["detail"]
 
 
 def test_a_long_list_is_refused_before_validation_and_error_bodies_stay_small(client,
@@ -129,8 +129,8 @@ def test_a_long_list_is_refused_before_validation_and_error_bodies_stay_small(cl
     r = client.post("/v1/annotate", json={"text": [{"id": 1, "text": 2, "x": 3}] * 8})
     assert r.status_code == 422 and r.json()["code"] == "E406"
     # Only the shape sent (a list) is reported: 8 items x 3 fields, not the one-text shape too.
-    assert len(r.json()["detail"]) == 20 and r.json()["errors"] == 24
-    assert len(r.content) < 10_000 and "more" in r.json()["message"]
+    assert len(r.json()["fields"]) == 20 and r.json()["errors"] == 24
+    assert len(r.content) < 10_000 and "more" in r.json()["detail"]
 
 
 @pytest.mark.parametrize("raw", [b'{"text": ', b"not json", b'{"text": "a",}', b""])
@@ -145,7 +145,7 @@ def test_body_not_sent_as_json_says_so(client):
     r = client.post("/v1/annotate", content=b'{"text": "a"}',
                     headers={"content-type": "application/x-www-form-urlencoded"})
     assert r.status_code == 422 and r.json()["code"] == "E408"
-    assert "application/json" in r.json()["message"]
+    assert "application/json" in r.json()["detail"]
 
 
 def test_invalid_utf8_is_400(client):
@@ -164,3 +164,19 @@ def test_no_route_reads_files_named_by_the_request(client):
     for path in ("/static/../app.py", "/static/%2e%2e/settings.py", "/static/index.html",
                  "/static/", "/../pyproject.toml", "/etc/passwd"):
         assert client.get(path).status_code == 404, path
+
+
+@pytest.mark.parametrize("method,path,body,status", [
+    ("post", "/v1/annotate", {"text": 5}, 422),  # a wrong type
+    ("post", "/v1/annotate", None, 422),  # not JSON
+    ("put", "/v1/annotate", {"text": "a"}, 405),
+    ("get", "/v1/nowhere", None, 404),
+])
+def test_every_error_has_one_shape_a_string_detail_and_its_code(client, method, path, body,
+                                                                status):
+    r = getattr(client, method)(path, **({"json": body} if body is not None else {}))
+    assert r.status_code == status
+    got = r.json()
+    assert isinstance(got["detail"], str) and got["detail"].startswith(f"[{got['code']}] ")
+    assert set(got) == ({"detail", "code", "fields", "errors"} if status == 422
+                        else {"detail", "code"})

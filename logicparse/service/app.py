@@ -162,7 +162,8 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         if "json" not in ctype.lower():
             # FastAPI only parses JSON sent as JSON; say so rather than "not a dictionary".
             code, message = "E408", Errors.E408.format(ctype=ctype or "no Content-Type")
-        return JSONResponse(jsonable_encoder({"detail": errors, "code": code, "message": message,
+        # The shape of every error ({detail, code}), with the fields' list and its full count.
+        return JSONResponse(jsonable_encoder({"detail": message, "code": code, "fields": errors,
                                               "errors": len(every)}), status_code=422)
 
     app.include_router(router)

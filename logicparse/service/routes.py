@@ -84,8 +84,19 @@ AnnotateRequest = Annotated[Union[Annotated[AnnotateOne, Tag(BODY_TAGS[0])],
 
 
 class ErrorBody(BaseModel):
-    detail: str
-    code: str
+    detail: str = Field(description="What went wrong and how to fix it, with its code in front.")
+    code: str = Field(description="The error's code (E4xx), also the first word of detail.")
+
+
+class FieldError(BaseModel):
+    loc: list[Union[str, int]] = Field(description="Where in the body, as the client wrote it.")
+    msg: str
+    type: str
+
+
+class ValidationErrorBody(ErrorBody):
+    fields: list[FieldError] = Field(description="The first 20 problems, each with its place.")
+    errors: int = Field(description="How many problems there are in all.")
 
 
 class Labels(BaseModel):
@@ -165,6 +176,8 @@ ERRORS_DOC = {
           "headers": {"Retry-After": {"description": "Seconds to wait before retrying.",
                                       "schema": {"type": "integer"}}}},
     504: {"model": ErrorBody, "description": "Past the per-request time limit."},
+    422: {"model": ValidationErrorBody, "description": "The body is not the request's shape "
+          "(malformed JSON, a missing field, a wrong type, an unknown field) or not sent as JSON."},
 }
 
 

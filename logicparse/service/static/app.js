@@ -63,7 +63,7 @@ async function annotate(event) {
     });
     const body = await res.json().catch(() => ({}));
     if (!res.ok) {
-      const why = body.message || (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail));
+      const why = typeof body.detail === "string" ? body.detail : JSON.stringify(body);
       const retry = res.headers.get("retry-after");
       setStatus(`${res.status}: ${why}${retry ? ` (retry in ${retry} s)` : ""}`, true);
       return;
