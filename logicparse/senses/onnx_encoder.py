@@ -84,7 +84,9 @@ def model_key(model, fingerprint: str) -> str:
     import onnxruntime
 
     h = hashlib.sha256(fingerprint.encode())
-    h.update(json.dumps({"config": model.config.to_dict(), "torch": torch.__version__,
+    # Where the weights were loaded from is not part of what they compute.
+    config = {k: v for k, v in model.config.to_dict().items() if k != "_name_or_path"}
+    h.update(json.dumps({"config": config, "torch": torch.__version__,
                          "onnxruntime": onnxruntime.__version__, "export": EXPORT_VERSION},
                         sort_keys=True, default=str).encode())
     return h.hexdigest()
