@@ -142,6 +142,11 @@ def test_labels_taxonomy_health(client):
     assert client.get("/docs").status_code == 200
     page = client.get("/")
     assert page.status_code == 200 and "/static/app.js" in page.text
+    # The table's columns are explained under it: each category, and what a sense source means.
+    columns = page.text.split('id="columns"')[1].split("</p>")[0]
+    for word in ("category", "unary", "intrinsic", "extrinsic", "sense", "rule", "classifier",
+                 "lexicon"):
+        assert f"<i>{word}</i>" in columns or f"<b>{word}</b>" in columns, word
     assert client.get("/static/app.js").headers["content-type"].startswith("text/javascript")
     assert client.get("/static/style.css").status_code == 200
 
