@@ -392,5 +392,7 @@ class Errors(metaclass=_WithCodes):
             "Leave the context out of the re-balanced set.")
     E538 = ("Cannot write {path} ({reason}); nothing partial was left. It needs about {need} and the "
             "disk has {free} free: free space there, or choose an --out on a writable disk with room.")
+    E540 = "Table {path}: {reason}. {fix}."
+    E541 = "Table {path}, row {row}, column {column!r}: {reason}. {fix}."
     E531 = ("Results file {path}, line {line}, is damaged ({reason}). It was not changed: mend or "
             "delete that line (each line is one finished run), then run the table again.")

@@ -1,5 +1,5 @@
-"""`logicparse train`: fine-tune a Logical Transformer (or its baseline) on DREAM, LogiQA,
-DialogSum or ConjNLI."""
+"""`logicparse train`: fine-tune a Logical Transformer (or its baseline) on the user's own labelled
+table, or on DREAM, LogiQA, DialogSum, ConjNLI or PARARULE-Plus."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ class TaskName(str, Enum):
     conjnli = "conjnli"
     pararule = "pararule"
     pararule_balanced = "pararule-balanced"
+    table = "table"
 
 
 class LogicSource(str, Enum):
@@ -37,7 +38,11 @@ class Layer(str, Enum):
 
 
 def train(
-    task: TaskName = typer.Option(..., "--task", help="dream and logiqa: multiple choice "
+    task: Optional[TaskName] = typer.Option(None, "--task", help="table (the default with "
+                                  "--train): your own labelled CSV, TSV, JSONL or Parquet file or "
+                                  "datasets folder, one text or a pair of texts per row "
+                                  "(AutoModelForSequenceClassification; see --text-column). "
+                                  "dream and logiqa: multiple choice "
                                   "(AutoModelForMultipleChoice); dialogsum: summarisation "
                                   "(AutoModelForSeq2SeqLM, e.g. BART); conjnli: sentence-pair "
                                   "inference, 3 classes (AutoModelForSequenceClassification); pararule: "
@@ -54,7 +59,17 @@ def train(
                                         "ConjNLI: adversarial_train_15k.tsv, and conj_dev.tsv as "
                                         "the test set; PARARULE-Plus: depth2_dev.jsonl to train "
                                         "on, depth2_test.jsonl as the test set)."),
-    train_file: Optional[Path] = typer.Option(None, "--train", help="Training file (overrides --data)."),
+    train_file: Optional[Path] = typer.Option(None, "--train", help="Training file (overrides "
+                                              "--data); with no --task, your own table."),
+    text_column: Optional[str] = typer.Option(None, "--text-column", help="--task table: the "
+                                              "text column (default: the first of text, sentence, "
+                                              "sentence1, premise, question, input)."),
+    pair_column: Optional[str] = typer.Option(None, "--pair-column", help="--task table: a "
+                                              "second text per row, for text pairs (default: "
+                                              "text_pair, sentence2 or hypothesis if present)."),
+    label_column: Optional[str] = typer.Option(None, "--label-column", help="--task table: the "
+                                               "label column, any strings or numbers (default: "
+                                               "label, labels, class or target)."),
     dev_file: Optional[Path] = typer.Option(None, "--dev", help="Dev file, evaluated each epoch."),
     test_file: Optional[Path] = typer.Option(None, "--test", help="Test file, evaluated at the end "
                                              "with the best dev model."),
@@ -82,8 +97,9 @@ def train(
     dev_size: Optional[int] = typer.Option(None, "--dev-size", min=0, help="Examples carved from "
                                            "the training file as the dev split (seeded by "
                                            "--split-seed). Default: 1000 for conjnli and pararule "
-                                           "(whole contexts), which have no dev file; 0 for the "
-                                           "others."),
+                                           "(whole contexts), which have no dev file; for a table "
+                                           "without --dev, a tenth of its rows (none under 20); "
+                                           "0 for the others."),
     train_size: Optional[int] = typer.Option(None, "--train-size", min=1, help="Train on a "
                                              "seeded subset of this many examples (after the carve)."),
     split_seed: int = typer.Option(0, "--split-seed", help="Seed of the dev carve and the training "
@@ -115,6 +131,9 @@ def train(
     device: str = typer.Option("auto", "--device", help="auto (cuda when available), cpu, cuda, cuda:1."),
     no_bf16: bool = typer.Option(False, "--no-bf16", help="Train in fp32 on GPU too."),
     resume: bool = typer.Option(False, "--resume", help="Continue from OUT/ckpt.pt."),
+    resumable: bool = typer.Option(False, "--resumable", help="--task table: also write "
+                                   "OUT/ckpt.pt after each epoch, for --resume (three times the "
+                                   "model's size; the benchmark tasks always write it)."),
     no_checkpoint: bool = typer.Option(False, "--no-checkpoint", help="Write neither OUT/ckpt.pt "
                                        "(three times the model's size: 276 MB for MiniLM) nor "
                                        "OUT/best/; the best dev weights are kept in memory for "
@@ -135,6 +154,11 @@ def train(
     from ..resources import check_device
     from ..training import TrainConfig, train as run
 
+    if task is None:
+        if train_file is None:
+            raise typer.BadParameter("give --train FILE (your own table) or a benchmark task",
+                                     param_hint="'--task'")
+        task = TaskName.table
     if device != "auto":
         check_device(device)  # named now, not after the data is read and encoded
     if not no_logic and logic.value != "none":
@@ -147,7 +171,8 @@ def train(
         test_file=str(test_file) if test_file else None,
         shards=str(shards) if shards else None, out=str(out),
         logic="none" if no_logic else logic.value, dev_size=dev_size, train_size=train_size,
-        split_seed=split_seed, checkpoint=not no_checkpoint, k=k,
+        split_seed=split_seed, checkpoint=not no_checkpoint, resumable=resumable,
+        text_column=text_column, pair_column=pair_column, label_column=label_column, k=k,
         n_logic=n_logic, projection=projection, layer=layer.value, logic_lr=logic_lr,
         bucket=not no_bucket, epochs=epochs, batch_size=batch_size,
         eval_batch_size=eval_batch_size, grad_accum=grad_accum, lr=lr, weight_decay=weight_decay,
@@ -160,5 +185,68 @@ def train(
     print(json.dumps(result))
 
 
+def _apply(model: Path, data: Path, out: Optional[Path], need_labels: bool, text_column,
+           pair_column, label_column, batch_size: int, device: str, parser: str,
+           senses: str) -> None:
+    from ..resources import check_device
+    from ..training.predict import predict_table
+
+    if device != "auto":
+        check_device(device)
+    import torch
+
+    result = predict_table(
+        str(model), str(data), str(out) if out else None, need_labels, text_column, pair_column,
+        label_column, batch_size=batch_size, parser=parser, senses=senses_spec(senses),
+        device=device if device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu"))
+    print(json.dumps(result))
+
+
+_MODEL = typer.Option(..., "--model", help="A model folder written by `logicparse train --task "
+                      "table` (OUT/best): its label names come with it.")
+_DATA = typer.Argument(..., metavar="TABLE", help="CSV, TSV, JSONL or Parquet file, or a datasets "
+                       "folder, with the columns the model was trained on.")
+_TEXT = typer.Option(None, "--text-column", help="Default: guessed as in training.")
+_PAIR = typer.Option(None, "--pair-column", help="Default: guessed as in training.")
+_LABEL = typer.Option(None, "--label-column", help="Default: guessed as in training.")
+
+
+def predict(model: Path = _MODEL, data: Path = _DATA,
+            out: Optional[Path] = typer.Option(None, "--out", help="Write each row's label and "
+                                               "class probabilities here (JSON lines)."),
+            text_column: Optional[str] = _TEXT, pair_column: Optional[str] = _PAIR,
+            label_column: Optional[str] = _LABEL,
+            batch_size: int = typer.Option(32, "--batch-size", min=1),
+            device: str = typer.Option("auto", "--device"),
+            parser: str = typer.Option("default", "--parser", help="Parser for a logical "
+                                       "model's texts."),
+            senses: str = typer.Option("default", "--senses")) -> None:
+    """Label the rows of a table with a model trained by `logicparse train --task table`.
+
+    Prints one JSON object (rows, classes, the predictions file, and the accuracy when the table
+    has labels) as the last line of stdout."""
+    _apply(model, data, out, False, text_column, pair_column, label_column, batch_size, device,
+           parser, senses)
+
+
+def evaluate(model: Path = _MODEL, data: Path = _DATA,
+             out: Optional[Path] = typer.Option(None, "--out", help="Also write the predictions "
+                                                "(JSON lines)."),
+             text_column: Optional[str] = _TEXT, pair_column: Optional[str] = _PAIR,
+             label_column: Optional[str] = _LABEL,
+             batch_size: int = typer.Option(32, "--batch-size", min=1),
+             device: str = typer.Option("auto", "--device"),
+             parser: str = typer.Option("default", "--parser"),
+             senses: str = typer.Option("default", "--senses")) -> None:
+    """Score a model trained by `logicparse train --task table` on a labelled table.
+
+    Prints one JSON object with the accuracy (and rows, correct, classes) as the last line of
+    stdout."""
+    _apply(model, data, out, True, text_column, pair_column, label_column, batch_size, device,
+           parser, senses)
+
+
 def register(app: typer.Typer) -> None:
     app.command("train")(train)
+    app.command("predict")(predict)
+    app.command("evaluate")(evaluate)

@@ -46,14 +46,14 @@ class SummaryExample:
 class PairExample:
     id: str
     premise: str
-    hypothesis: str
+    hypothesis: Optional[str]  # None: a single text (a user's table without a second column)
     label: int  # index into the task's ``classes``
     # Pairs that share a group (PARARULE-Plus: one context, many questions) are carved together,
     # so that no dev question is asked of a context the model was trained on.
     group: str = ""
 
     def texts(self) -> list[str]:
-        return [self.premise, self.hypothesis]
+        return [self.premise] if self.hypothesis is None else [self.premise, self.hypothesis]
 
 
 # --- readers ---------------------------------------------------------------------------------
@@ -254,6 +254,7 @@ class Task:
     # Pairs carved from the training file as the dev split when the task ships no dev file with
     # labels to spare (ConjNLI's only labelled evaluation file is its test set).
     carve_dev: int = 0
+    described: str = ""  # what was read, in words (a user's table: its columns and classes)
 
     def model_class(self, path: str) -> tuple:
         """(the transformers Auto class that builds this task's model, the config at ``path``). A

@@ -28,12 +28,13 @@ import torch
 
 from ..checkpoints import load_checkpoint, load_state, rng_state, save_folder, set_rng_state
 from ..checkpoints import save_checkpoint as write_checkpoint
-from ..errors import DataFormatError, Errors, ModelLoadError
+from ..errors import DataFormatError, Errors
 from ..terminal import safe
 from . import batches as B
 from . import labels as L
 from . import tasks as T
 from .metrics import count_correct, mean_loss, rouge
+from .splits import read_splits, resolve_model_path
 
 
 @dataclass
@@ -78,6 +79,11 @@ class TrainConfig:
     log_every: int = 10
     resume: bool = False
     checkpoint: bool = True  # ckpt.pt and best/ on disk (False: best dev weights kept in memory)
+    resumable: bool = False  # a user's table writes ckpt.pt (3x the model) only when asked
+    # --task table: the columns of the user's table (None: guessed from common names)
+    text_column: Optional[str] = None
+    pair_column: Optional[str] = None
+    label_column: Optional[str] = None
     parser: str = "default"  # for annotating texts that the shards lack
     senses: Optional[str] = "default"
     annotate_workers: int = 1
@@ -97,31 +103,6 @@ class TrainConfig:
                                                      name=self.logic_lr, opts="a number, 0 or more"))
 
 
-def resolve_model_path(name: str) -> str:
-    from ..resources import encoder_path
-
-    name = encoder_path(name)
-    if not os.path.isfile(os.path.join(name, "config.json")):
-        raise ModelLoadError(Errors.E524.format(path=name, reason="no config.json"))
-    return name
-
-
-def read_splits(cfg: TrainConfig) -> tuple:
-    """(task, split files, split -> examples) as a run reads them: the dev carve and the training
-    subset are seeded by ``split_seed`` alone, so every run of a table reads the same examples."""
-    task = T.get_task(cfg.task)
-    files = T.split_files(task, cfg.data, {"train": cfg.train_file, "dev": cfg.dev_file,
-                                           "test": cfg.test_file})
-    splits = {s: task.read(p) for s, p in files.items() if p}
-    dev_size = task.carve_dev if cfg.dev_size is None and "dev" not in splits else cfg.dev_size
-    if dev_size or cfg.train_size:  # one seeded order for the carve and the subset
-        splits["train"], carved = T.carve(splits["train"], dev_size or 0, cfg.train_size,
-                                          cfg.split_seed)
-        if dev_size:
-            splits["dev"] = carved
-    return task, files, {s: exs[:cfg.limit] for s, exs in splits.items()}
-
-
 def train(cfg: TrainConfig, annotator=None) -> dict:
     """Run the whole job; returns the final metrics (also the last line of metrics.jsonl)."""
     import transformers
@@ -135,7 +116,6 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     device = cfg.device if cfg.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
     use_bf16 = cfg.bf16 and device.startswith("cuda") and torch.cuda.is_bf16_supported()
     autocast = (lambda: torch.autocast("cuda", dtype=torch.bfloat16)) if use_bf16 else contextlib.nullcontext
-    os.makedirs(cfg.out, exist_ok=True)
     ckpt_path = os.path.join(cfg.out, "ckpt.pt")
     ckpt, fail = None, lambda why: DataFormatError(Errors.E523.format(path=ckpt_path, reason=why))
     if cfg.resume and os.path.exists(ckpt_path):
@@ -147,10 +127,14 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
                 if isinstance(ckpt["config"], dict) else None
             if trained != getattr(cfg, key):
                 raise fail(f"it was trained with {key}={trained!r}")
-    metrics_file = open(os.path.join(cfg.out, "metrics.jsonl"), "a", encoding="utf-8")
     tty = sys.stderr.isatty() and not cfg.quiet
+    metrics_file = None  # opened at the first record: a run refused before it leaves nothing
 
     def log(record: dict) -> None:
+        nonlocal metrics_file
+        if metrics_file is None:
+            os.makedirs(cfg.out, exist_ok=True)
+            metrics_file = open(os.path.join(cfg.out, "metrics.jsonl"), "a", encoding="utf-8")
         metrics_file.write(json.dumps(record) + "\n")
         metrics_file.flush()
         if not tty and not cfg.quiet:
@@ -160,6 +144,8 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     # ---- data and labels: everything is checked before the model is even loaded ---------------
     task, files, splits = read_splits(cfg)
     T.check_splits(splits, files)
+    if task.described and not cfg.quiet:
+        print(safe(task.described), file=sys.stderr, flush=True)
     path = resolve_model_path(cfg.model)
     auto, model_config = task.model_class(path)  # a model without the task's head: refused here
     logical = cfg.logic != "none"
@@ -207,8 +193,9 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
                                 padding="longest", return_tensors="pt")
             enc["labels"] = torch.tensor(ex.label)
         elif task.kind == T.PAIR:
-            enc = aligner([labels[ex.premise]], [labels[ex.hypothesis]]) if aligner else tokenizer(
-                [ex.premise], [ex.hypothesis], truncation=True, max_length=max_len, return_tensors="pt")
+            texts = [ex.premise] if ex.hypothesis is None else [ex.premise, ex.hypothesis]
+            enc = aligner(*[[labels[t]] for t in texts]) if aligner else tokenizer(
+                *[[t] for t in texts], truncation=True, max_length=max_len, return_tensors="pt")
             enc = {k: v[0] for k, v in enc.items()}
             enc["labels"] = torch.tensor(ex.label)
         else:
@@ -269,7 +256,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         log({"event": "resume", "step": step, "epoch": epoch})
 
     def save_checkpoint(micro: int) -> None:
-        if not cfg.checkpoint:
+        if not cfg.checkpoint or (task.name == "table" and not cfg.resumable):
             return
         write_checkpoint({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                           "scheduler": scheduler.state_dict(), "step": step, "epoch": epoch,
@@ -393,6 +380,10 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
         final["test"] = {k: v for k, v in evaluate("test").items() if k != "split"}
         for a in ablations:  # the drop from "test" is how much the model uses its labels
             final[f"test_{a}"] = {k: v for k, v in evaluate(f"test:{a}").items() if k != "split"}
+    if task.name == "table" and cfg.checkpoint:  # the model to predict with: the best, or the last
+        if best is None:
+            save_folder(os.path.join(cfg.out, "best"), model, tokenizer)
+        final["model"] = os.path.join(cfg.out, "best")
     log({"event": "final", **final})
     metrics_file.close()
     return final
