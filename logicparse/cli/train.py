@@ -69,7 +69,7 @@ def train(
                                               "text_pair, sentence2 or hypothesis if present)."),
     label_column: Optional[str] = typer.Option(None, "--label-column", help="--task table: the "
                                                "label column, any strings or numbers (default: "
-                                               "label, labels, class or target)."),
+                                               "label, labels or class)."),
     dev_file: Optional[Path] = typer.Option(None, "--dev", help="Dev file, evaluated each epoch."),
     test_file: Optional[Path] = typer.Option(None, "--test", help="Test file, evaluated at the end "
                                              "with the best dev model."),

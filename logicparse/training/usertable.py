@@ -22,7 +22,7 @@ from .tasks import PAIR, PairExample, Task
 
 TEXT_GUESSES = ("text", "sentence", "sentence1", "premise", "question", "input")
 PAIR_GUESSES = ("text_pair", "sentence2", "hypothesis")
-LABEL_GUESSES = ("label", "labels", "class", "target")
+LABEL_GUESSES = ("label", "labels", "class")
 SUFFIXES = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
 DEV_FRACTION = 0.1  # of the training rows carved as dev when no dev file is given
 MIN_CARVE = 20  # fewer training rows than this: no dev carve (nothing left to learn from)
