@@ -77,7 +77,8 @@ def _options(ctx: typer.Context,
 
 
 # One module per command group; each adds its commands or sub-app to `app`.
-_GROUPS = ("annotate", "serve", "parser", "senses", "keywords", "mapping", "shards", "train", "tasks")
+_GROUPS = ("annotate", "serve", "parser", "senses", "keywords", "mapping", "shards", "train", "compare",
+           "tasks")
 
 
 def _register() -> None:
