@@ -303,12 +303,14 @@ def test_decided_none_lists_the_keywords_left_out_with_their_reason(lexicon_anno
     assert plain == arrow_row(rules.annotate(text))
     assert {k: v for k, v in asked.items() if k != "decided_none"} == plain
     assert [r["keyword"] for r in plain["relations"]] == ["and", "because"]
-    # The verb `like` and the `in` of a place: decided none by a tree rule.
+    # The verb `like` and the `in` of a place: decided none by a tree rule, which is named with
+    # the case it matched, in the rules' own words.
     assert asked["decided_none"] == [
         {"keyword": "like", "key": [[1, 2]], "sentence": 0, "source": "rule",
-         "reason": "a tree rule: not a connective in this sentence"},
+         "reason": "tree rule _like: verb, adjective (native-like), filler, quotative"},
         {"keyword": "in", "key": [[3, 4]], "sentence": 0, "source": "rule",
-         "reason": "a tree rule: not a connective in this sentence"}]
+         "reason": 'tree rule _in: not a time: a place, a thing, a state ("in Paris", "in the '
+                   'box", "in love")'}]
     assert many[0]["decided_none"] == asked["decided_none"] and many[1]["decided_none"] == []
     # With lexicon senses every keyword keeps its relation: nothing is left out.
     assert decided_none(lexicon_annotator.annotate(text), None) == []

@@ -282,6 +282,12 @@ async def _drive_none(devtools: str, url: str, shot: Path) -> dict:
         return out
 
 
+# The reason shown for each none: the tree rule and the case it matched, in the rules' words.
+NONE_REASONS = ("tree rule _like: verb, adjective (native-like), filler, quotative",
+                'tree rule _in: not a time: a place, a thing, a state ("in Paris", "in the box", '
+                '"in love")')
+
+
 def test_page_shows_keywords_decided_none_and_the_text_as_written(rules_url, browser):
     url, rules = rules_url
     doc = rules.annotate(NONE_TEXT)
@@ -291,9 +297,10 @@ def test_page_shows_keywords_decided_none_and_the_text_as_written(rules_url, bro
     assert "β is its own" in " ".join(seen["roles"].split())
     # `like` (a verb) and `in` (a place) are shown greyed, with the reason the rules gave.
     assert [t for t, _, _ in seen["none"]] == ["like", "in"]
-    assert all("decided none (a tree rule: not a connective" in title for _, title, _ in seen["none"])
+    assert [title for _, title, _ in seen["none"]] == [
+        f"{k}: decided none ({reason})" for k, reason in zip(("like", "in"), NONE_REASONS)]
     assert seen["none"][0][2] != seen["kw_colour"]
-    assert "“like” decided none: a tree rule" in seen["info"]
+    assert f"“like” decided none: {NONE_REASONS[0]}" in seen["info"]
     # The table: the kept relations, then the keywords decided none with their reason; spans
     # as written in the text ("didn't"), not as tokens ("did n't").
     text = lambda span: " … ".join(NONE_TEXT[doc.token_starts[a]:doc.token_ends[b - 1]]  # noqa: E731
@@ -303,6 +310,5 @@ def test_page_shows_keywords_decided_none_and_the_text_as_written(rules_url, bro
     assert [r.keyword for r in doc.relations] == ["and", "because", "n't"]
     assert seen["rows"][:3] == kept
     assert "it didn't stop raining" in kept[1][5]
-    assert seen["rows"][3:] == [["none-row", k, "none", "—", "—", "—",
-                                 "a tree rule: not a connective in this sentence"]
-                                for k in ("like", "in")]
+    assert seen["rows"][3:] == [["none-row", k, "none", "—", "—", "—", reason]
+                                for k, reason in zip(("like", "in"), NONE_REASONS)]

@@ -238,7 +238,7 @@ def _as(s: Site):
     if "as" in before[-3:] or "so" in before[-3:-1] or _such_before(s) or s.prev == "insofar":
         return None
     if s.tag(s.end) in ("JJ", "RB") and "as" in s.words[s.end + 1:s.end + 4]:
-        return None
+        return None  # the first "as" of "as tall as", "as well as": a comparison of degree
     if s.next in ("a", "the") and s.word(s.end + 1) == "result":
         return "causal"  # "as the result of these programs" (as "as a result")
     if s.next == "opposed" and s.word(s.end + 1) == "to":
@@ -263,7 +263,7 @@ def _as(s: Site):
         if s.words[i] in _SAY_KNOW:
             if s.word(i + 1) == "that" or (s.words[i] in _RECALL_SEE and s.tag(i + 1) == "DT"):
                 break  # the verb has its own object: "as they said that …", "as I recall the hopes"
-            return None
+            return None  # a comment on the source: "as I said", "as you know", "as shown above"
     node = s.clause()
     if node < 0 and s.tag(s.end + (s.tag(s.end) == "RB")) == "VBN":
         # A reduced clause ("as promised", "as measured by its durability", "as previously
@@ -353,7 +353,7 @@ def _in(s: Site):
     unit = of + 2 if s.tag(of + 1) == "CD" else of + 1  # past a number: "a matter of ten seconds"
     if obj and obj[-1] in _SPANS and s.word(of) == "of" and s.word(unit) in _TIME_WORDS:
         return "temporal"  # "in tens of seconds", "in a matter of minutes": a time span
-    return None
+    return None  # not a time: a place, a thing, a state ("in Paris", "in the box", "in love")
 
 
 RULES: dict[str, Callable[[Site], object]] = {

@@ -6,11 +6,20 @@ They are found again from the Document itself: detection over each sentence's to
 ``find_keywords`` the Annotator runs), minus the keywords the Document keeps. Which step said
 ``none`` follows the order of :class:`logicparse.senses.decide.KeywordDecisions`: the tree rule
 if it decides ``none`` on the sentence's tree, otherwise the sense classifier. No encoder runs.
+
+A rule's reason is the case it matched: each ``return None`` of the rules carries a comment that
+names its case (``return None  # particle ("coming in")``), and the rule is run once more with a
+profiler that notes which of those lines returned, so the reason is the rules' own words and
+cannot drift from them.
 """
 
 from __future__ import annotations
 
+import linecache
+import re
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..annotator import extends_lists
 from ..mapping import find_keywords
@@ -22,6 +31,53 @@ REASONS = {
     "rule": "a tree rule: not a connective in this sentence",
     "classifier": "the sense classifier: not a connective in this sentence",
 }
+_RULES_DIR = str(Path(decide.__code__.co_filename).parent)
+_COMMENT = re.compile(r"#\s*(.+?)\s*$")
+
+
+def _case(path: str, line: int):
+    """The comment that names the case of the ``return`` at ``line``: on the line itself, else
+    the comment block above it (past the condition that leads to it), within its function."""
+    here = _COMMENT.search(linecache.getline(path, line))
+    if here:
+        return here.group(1)
+    block: list[str] = []
+    for n in range(line - 1, max(0, line - 12), -1):
+        text = linecache.getline(path, n).strip()
+        if text.startswith("#"):
+            block.append(text.lstrip("#").strip())
+        elif block or not text or text.startswith("def ") or "return " in text:
+            break
+    return " ".join(reversed(block)) or None
+
+
+def rule_reason(keyword: str, tree, start: int, end: int) -> str:
+    """Why the tree rule decides ``none`` here: the rule function and the case its ``return None``
+    comment names (the outermost such line that returned), e.g. ``tree rule _in: particle
+    ("coming in")``; the generic reason when the returning line has no comment."""
+    returned: list[tuple[int, str, int]] = []  # (depth, file, line) of each None returned
+    depth = [0]
+
+    def profile(frame, event, arg):
+        if event == "call":
+            depth[0] += 1
+        elif event == "return":
+            depth[0] -= 1
+            if arg is None and frame.f_code.co_filename.startswith(_RULES_DIR):
+                returned.append((depth[0], frame.f_code.co_filename, frame.f_lineno,
+                                 frame.f_code.co_name))
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        decide(keyword, tree, start, end)
+    finally:
+        sys.setprofile(previous)
+    for _, path, line, name in sorted(returned):
+        case = _case(path, line)
+        if case:
+            return f"tree rule {name}: {case}"
+    return REASONS["rule"]
 
 
 @dataclass
@@ -49,8 +105,9 @@ def decided_none(doc: Document, senses, mapping: str = "default") -> list[NoneDe
                 continue
             if rules and tree is None:
                 tree = read_tree(bracketed)
-            source = "rule" if rules and decide(m.keyword.text, tree, m.start, m.end) is None \
-                else "classifier"
+            ruled = rules and decide(m.keyword.text, tree, m.start, m.end) is None
+            reason = rule_reason(m.keyword.text, tree, m.start, m.end) if ruled \
+                else REASONS["classifier"]
             out.append(NoneDecision(" ".join(tokens[m.start:m.end]), [[a + m.start, a + m.end]],
-                                    s, source, REASONS[source]))
+                                    s, "rule" if ruled else "classifier", reason))
     return out
