@@ -185,7 +185,7 @@ class Errors(metaclass=_WithCodes):
 
     # --- E3xx: batch annotation and shards --------------------------------------------------
     E300 = "No input given. Pass .txt files, directories, .jsonl, .parquet or .arrow files, or '-' for stdin."
-    E301 = "Input {path} does not exist. Check the path, or pass '-' to read standard input."
+    E301 = "Input {path} does not exist{what}. Check the path, or pass '-' to read standard input."
     E302 = "Directory {path} holds no *.txt files. Pass the files themselves if they have another suffix."
     E303 = "{path}, line {line}: not valid JSON ({reason}). Each line of a .jsonl file must be one JSON object."
     E304 = ("{path}, line {line}: no string field {field!r} (found: {keys}). Name the text field with "

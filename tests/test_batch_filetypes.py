@@ -15,6 +15,7 @@ import pytest
 
 from logicparse.batch import filetypes
 from logicparse.batch.inputs import ReadOptions, count_documents, read_documents, resolve_inputs
+from logicparse.errors import DataFormatError
 
 from test_batch_inputs import CORPUS, read
 
@@ -195,3 +196,17 @@ def test_annotate_gives_a_compressed_corpus_the_plain_rows_and_refuses_what_is_n
     assert any(row["relations"] for row in plain.values())
     for doc_id in ("shot.png", "inner", "paper.pdf"):
         assert rows[doc_id]["error"].startswith("[E349]") and rows[doc_id]["tokens"] == []
+
+
+def test_a_quoted_glob_pattern_reads_the_files_it_matches_in_order(tmp_path):
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "two.txt.gz").write_bytes(gzip.compress(b"Second."))
+    (tmp_path / "one.txt").write_bytes(b"First.")
+    (tmp_path / "skip.jsonl").write_bytes(b"")
+    docs, n = read([str(tmp_path / "**" / "*.txt*")])
+    assert n == 2 and [(d.id, d.text) for d in docs] == [("two", "Second."), ("one", "First.")]
+    specs = resolve_inputs([str(tmp_path / "**" / "*.txt*")])
+    assert [s.path for s in specs] == [str(tmp_path / "b" / "two.txt.gz"), str(tmp_path / "one.txt")]
+    with pytest.raises(DataFormatError, match=r"\[E301\].*nothing\*\.txt does not exist: the pattern "
+                                        r"matches no file"):
+        resolve_inputs([str(tmp_path / "nothing*.txt")])

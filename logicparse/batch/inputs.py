@@ -41,6 +41,7 @@ directory by sorted path, so the same command gives the same shards.
 from __future__ import annotations
 
 import codecs
+import glob
 import os
 import stat
 import sys
@@ -104,7 +105,7 @@ def resolve_inputs(paths: list[str]) -> list[InputSpec]:
     if not paths:
         raise DataFormatError(Errors.E300)
     specs = []
-    for p in paths:
+    for p in _expanded(paths):
         if p == "-":
             specs.append(InputSpec(p, "stdin"))
             continue
@@ -125,8 +126,24 @@ def resolve_inputs(paths: list[str]) -> list[InputSpec]:
         elif path.exists():  # a FIFO, a socket, a device: one document, whose row says why
             specs.append(InputSpec(p, "txt"))
         else:
-            raise DataFormatError(Errors.E301.format(path=p))
+            raise DataFormatError(Errors.E301.format(path=p, what=""))
     return specs
+
+
+def _expanded(paths: list[str]) -> list[str]:
+    """Each argument, or the files a glob pattern matches (``"corpus/**/*.txt.gz"``, quoted so
+    that the shell leaves it, or on a system whose shell does not expand), sorted."""
+    out = []
+    for p in paths:
+        if p != "-" and not os.path.lexists(p) and any(c in p for c in "*?["):
+            found = sorted(glob.glob(p, recursive=True))
+            if not found:
+                raise DataFormatError(Errors.E301.format(path=p, what=": the pattern matches "
+                                                         "no file"))
+            out.extend(found)
+        else:
+            out.append(p)
+    return out
 
 
 def _suffix(path: Path) -> str:
