@@ -167,7 +167,9 @@ def test_a_cell_fed_other_labels_is_run_again_and_reported_once(tmp_path, table,
         ran.append((logic, seed))
         return fake_row(logic, seed, [0, 2, 2, 0, 1, 2], sha=today)
 
-    monkeypatch.setattr(table, "run_cell", run_cell)
+    from logicparse.training import comparison
+
+    monkeypatch.setattr(comparison, "run_cell", run_cell)
     argv = ["--data", str(CONJ), "--seeds", "0", "--logic", "none", "default", "shuffled",
             "--train-size", "8", "--dev-size", "2", "--epochs", "1", "--lr", "5e-5",
             "--results", str(results), "--shards", str(shards)]

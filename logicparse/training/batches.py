@@ -46,3 +46,23 @@ def batch_order(lengths: np.ndarray, size: int, shuffle: bool, seed: int, bucket
     if shuffle and bucket:
         cut = [cut[i] for i in rng.permutation(len(cut))]
     return cut
+
+
+def encode_choices(ex, tokenizer, aligner, labels, max_len: int) -> dict:
+    """A multiple-choice example (context, question, options) as one row per option: the
+    context, then the question and the option (their labels joined after annotation)."""
+    from ..modeling import join_documents
+
+    if aligner:
+        pairs = [join_documents([labels[ex.question], labels[o]]) for o in ex.options]
+        return dict(aligner([labels[ex.context]] * len(ex.options), pairs))
+    return dict(tokenizer([ex.context] * len(ex.options), [f"{ex.question} {o}" for o in ex.options],
+                          truncation=True, max_length=max_len, padding="longest",
+                          return_tensors="pt"))
+
+
+def encode_texts(texts: list, tokenizer, aligner, labels, max_len: int) -> dict:
+    """One text or a pair of texts as one row (with its logic labels when ``aligner``)."""
+    enc = aligner(*[[labels[t]] for t in texts]) if aligner else tokenizer(
+        *[[t] for t in texts], truncation=True, max_length=max_len, return_tensors="pt")
+    return {k: v[0] for k, v in dict(enc).items()}

@@ -108,8 +108,8 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     import transformers
     from tqdm.auto import tqdm
 
-    from ..modeling import (LogicAligner, from_pretrained, join_documents, logic_param_groups,
-                            logical_embedding, logicalize)
+    from ..modeling import (LogicAligner, from_pretrained, logic_param_groups, logical_embedding,
+                            logicalize)
 
     # ---- setup: seeds, device, output --------------------------------------------------------
     transformers.set_seed(cfg.seed)
@@ -183,25 +183,13 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     # ---- encode every split once (int32/uint8 on the host; padded per batch) ------------------
     def encode(ex, labels=labels) -> dict:
         if task.kind == T.MULTIPLE_CHOICE:
-            firsts = [ex.context] * len(ex.options)
-            seconds = [f"{ex.question} {o}" for o in ex.options]
-            if aligner:
-                pairs = [join_documents([labels[ex.question], labels[o]]) for o in ex.options]
-                enc = aligner([labels[ex.context]] * len(ex.options), pairs)
-            else:
-                enc = tokenizer(firsts, seconds, truncation=True, max_length=max_len,
-                                padding="longest", return_tensors="pt")
+            enc = B.encode_choices(ex, tokenizer, aligner, labels, max_len)
             enc["labels"] = torch.tensor(ex.label)
         elif task.kind == T.PAIR:
-            texts = [ex.premise] if ex.hypothesis is None else [ex.premise, ex.hypothesis]
-            enc = aligner(*[[labels[t]] for t in texts]) if aligner else tokenizer(
-                *[[t] for t in texts], truncation=True, max_length=max_len, return_tensors="pt")
-            enc = {k: v[0] for k, v in enc.items()}
+            enc = B.encode_texts(ex.texts(), tokenizer, aligner, labels, max_len)
             enc["labels"] = torch.tensor(ex.label)
         else:
-            enc = aligner([labels[ex.dialogue]]) if aligner else tokenizer(
-                [ex.dialogue], truncation=True, max_length=max_len, return_tensors="pt")
-            enc = {k: v[0] for k, v in enc.items()}
+            enc = B.encode_texts([ex.dialogue], tokenizer, aligner, labels, max_len)
             enc["labels"] = torch.tensor(tokenizer(text_target=ex.summaries[0], truncation=True,
                                                    max_length=cfg.max_target_length).input_ids)
         if model.config.is_encoder_decoder:
