@@ -158,3 +158,58 @@ def test_the_commands_train_predict_and_evaluate_a_csv(tmp_path):
     r = CliRunner().invoke(app, ["predict", "--model", str(out / "best"), data, "--out",
                                  str(tmp_path / "p.jsonl")])
     assert r.exit_code == 0 and len((tmp_path / "p.jsonl").read_text().splitlines()) == 40
+
+
+# --- multiple choice ---------------------------------------------------------------------------
+
+CHOICES = [{"text": f"The box {i} is {'red' if i % 2 else 'blue'}.", "question": "Which colour?",
+            "choices": ["red", "blue", "green"], "label": "red" if i % 2 else "1"}
+           for i in range(24)]
+
+
+@pytest.mark.parametrize("name", ["mc.jsonl", "mc.csv"])
+def test_a_choices_column_makes_it_multiple_choice(tmp_path, name):
+    rows = CHOICES if name.endswith("jsonl") else [
+        {**r, "choices": " | ".join(r["choices"])} for r in CHOICES]
+    task, got = splits(write(tmp_path / name, rows), pair="question")
+    assert task.kind == "multiple_choice" and task.classes == ()
+    first = got["train"][0]
+    assert (first.context, first.question, first.options, first.label) == (
+        "The box 0 is blue.", "Which colour?", ["red", "blue", "green"], 1)
+    assert [e.label for e in got["train"][:4]] == [1, 0, 1, 0]  # "1" an index, "red" a choice
+    assert "multiple choice of 3 from column 'choices'" in task.described
+
+
+@pytest.mark.parametrize("row,says", [
+    ({"choices": "red"}, "row 2, column 'choices': 'red' is not two choices or more"),
+    ({"choices": "red | blue"}, "row 2, column 'choices': 2 choices where the first row has 3"),
+    ({"label": "purple"}, "row 2, column 'label': the label 'purple' is neither a choice's index "
+                          "(0 to 2) nor one of the choices"),
+    ({"label": "3"}, "the label '3' is neither a choice's index (0 to 2)"),
+])
+def test_a_bad_multiple_choice_row_is_named(tmp_path, row, says):
+    rows = [{**r, "choices": " | ".join(r["choices"])} for r in CHOICES[:3]]
+    rows[1].update(row)
+    with pytest.raises(DataFormatError, match="E541") as e:
+        splits(write(tmp_path / "mc.csv", rows))
+    assert says in str(e.value)
+
+
+def test_train_and_predict_a_multiple_choice_table(tmp_path, tokenizer):  # noqa: F811
+    from test_training import tiny_bert
+
+    model = tiny_bert(tmp_path / "m", tokenizer)
+    data, test = write(tmp_path / "mc.jsonl", CHOICES), write(tmp_path / "t.jsonl", CHOICES[:6])
+    out = tmp_path / "run"
+    result = train(TrainConfig(task="table", model=model, train_file=data, test_file=test,
+                               pair_column="question", out=str(out), logic="default",
+                               shards=str(tmp_path / "s"), batch_size=4, epochs=1, lr=1e-3, k=2,
+                               quiet=True), annotator=FlatAnnotator())
+    assert result["train"] == 22 and result["test"]["n"] == 6
+    scored = predict_table(str(out / "best"), test, str(tmp_path / "p.jsonl"), need_labels=True,
+                           pair_column="question", shards=str(tmp_path / "s"),
+                           annotator=FlatAnnotator())
+    assert scored["accuracy"] == result["test"]["accuracy"] and "classes" not in scored
+    lines = [json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()]
+    assert [x["choice"] for x in lines] == result["test"]["predictions"]
+    assert all(x["answer"] == ["red", "blue", "green"][x["choice"]] for x in lines)

@@ -27,6 +27,8 @@ def compare(
     text_column: Optional[str] = typer.Option(None, "--text-column"),
     pair_column: Optional[str] = typer.Option(None, "--pair-column"),
     label_column: Optional[str] = typer.Option(None, "--label-column"),
+    choices_column: Optional[str] = typer.Option(None, "--choices-column", help="Multiple "
+                                                 "choice, as for `logicparse train`."),
     seeds: int = typer.Option(3, "--seeds", min=1, help="Seeds per source: 0 to N-1. More narrow "
                               "the intervals; the report says how many a half-width would need."),
     logic: str = typer.Option("none,default,shuffled,random", "--logic", help="Label sources, "
@@ -88,7 +90,7 @@ def compare(
         train_file=str(train_file) if train_file else None,
         dev_file=str(dev_file) if dev_file else None, test_file=str(test_file) if test_file else None,
         text_column=text_column, pair_column=pair_column, label_column=label_column,
-        seeds=list(range(seeds)), logic=sources, train_size=train_size, dev_size=dev_size,
+        choices_column=choices_column, seeds=list(range(seeds)), logic=sources, train_size=train_size, dev_size=dev_size,
         epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length, model=model,
         shards=str(shards) if shards else None, work=str(out),
         results=str(results or out / "results.jsonl"), plot=str(plot) if plot else None,

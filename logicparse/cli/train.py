@@ -70,6 +70,12 @@ def train(
     label_column: Optional[str] = typer.Option(None, "--label-column", help="--task table: the "
                                                "label column, any strings or numbers (default: "
                                                "label, labels or class)."),
+    choices_column: Optional[str] = typer.Option(None, "--choices-column", help="--task table: "
+                                                 "multiple choice, each row's choices (a list, or "
+                                                 "joined by ' | ' in CSV; default: choices, options "
+                                                 "or endings if present); the text is the context, "
+                                                 "--pair-column the question, the label the right "
+                                                 "choice's index or text."),
     dev_file: Optional[Path] = typer.Option(None, "--dev", help="Dev file, evaluated each epoch."),
     test_file: Optional[Path] = typer.Option(None, "--test", help="Test file, evaluated at the end "
                                              "with the best dev model."),
@@ -172,7 +178,8 @@ def train(
         shards=str(shards) if shards else None, out=str(out),
         logic="none" if no_logic else logic.value, dev_size=dev_size, train_size=train_size,
         split_seed=split_seed, checkpoint=not no_checkpoint, resumable=resumable,
-        text_column=text_column, pair_column=pair_column, label_column=label_column, k=k,
+        text_column=text_column, pair_column=pair_column, label_column=label_column,
+        choices_column=choices_column, k=k,
         n_logic=n_logic, projection=projection, layer=layer.value, logic_lr=logic_lr,
         bucket=not no_bucket, epochs=epochs, batch_size=batch_size,
         eval_batch_size=eval_batch_size, grad_accum=grad_accum, lr=lr, weight_decay=weight_decay,
@@ -186,7 +193,7 @@ def train(
 
 
 def _apply(model: Path, data: Path, out: Optional[Path], need_labels: bool, text_column,
-           pair_column, label_column, batch_size: int, device: str, parser: str,
+           pair_column, label_column, choices_column, batch_size: int, device: str, parser: str,
            senses: str) -> None:
     from ..resources import check_device
     from ..training.predict import predict_table
@@ -197,7 +204,7 @@ def _apply(model: Path, data: Path, out: Optional[Path], need_labels: bool, text
 
     result = predict_table(
         str(model), str(data), str(out) if out else None, need_labels, text_column, pair_column,
-        label_column, batch_size=batch_size, parser=parser, senses=senses_spec(senses),
+        label_column, choices_column, batch_size=batch_size, parser=parser, senses=senses_spec(senses),
         device=device if device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu"))
     print(json.dumps(result))
 
@@ -209,13 +216,15 @@ _DATA = typer.Argument(..., metavar="TABLE", help="CSV, TSV, JSONL or Parquet fi
 _TEXT = typer.Option(None, "--text-column", help="Default: guessed as in training.")
 _PAIR = typer.Option(None, "--pair-column", help="Default: guessed as in training.")
 _LABEL = typer.Option(None, "--label-column", help="Default: guessed as in training.")
+_CHOICES = typer.Option(None, "--choices-column", help="A multiple-choice model's choices. "
+                        "Default: guessed as in training.")
 
 
 def predict(model: Path = _MODEL, data: Path = _DATA,
             out: Optional[Path] = typer.Option(None, "--out", help="Write each row's label and "
                                                "class probabilities here (JSON lines)."),
             text_column: Optional[str] = _TEXT, pair_column: Optional[str] = _PAIR,
-            label_column: Optional[str] = _LABEL,
+            label_column: Optional[str] = _LABEL, choices_column: Optional[str] = _CHOICES,
             batch_size: int = typer.Option(32, "--batch-size", min=1),
             device: str = typer.Option("auto", "--device"),
             parser: str = typer.Option("default", "--parser", help="Parser for a logical "
@@ -225,15 +234,15 @@ def predict(model: Path = _MODEL, data: Path = _DATA,
 
     Prints one JSON object (rows, classes, the predictions file, and the accuracy when the table
     has labels) as the last line of stdout."""
-    _apply(model, data, out, False, text_column, pair_column, label_column, batch_size, device,
-           parser, senses)
+    _apply(model, data, out, False, text_column, pair_column, label_column, choices_column,
+           batch_size, device, parser, senses)
 
 
 def evaluate(model: Path = _MODEL, data: Path = _DATA,
              out: Optional[Path] = typer.Option(None, "--out", help="Also write the predictions "
                                                 "(JSON lines)."),
              text_column: Optional[str] = _TEXT, pair_column: Optional[str] = _PAIR,
-             label_column: Optional[str] = _LABEL,
+             label_column: Optional[str] = _LABEL, choices_column: Optional[str] = _CHOICES,
              batch_size: int = typer.Option(32, "--batch-size", min=1),
              device: str = typer.Option("auto", "--device"),
              parser: str = typer.Option("default", "--parser"),
@@ -242,8 +251,8 @@ def evaluate(model: Path = _MODEL, data: Path = _DATA,
 
     Prints one JSON object with the accuracy (and rows, correct, classes) as the last line of
     stdout."""
-    _apply(model, data, out, True, text_column, pair_column, label_column, batch_size, device,
-           parser, senses)
+    _apply(model, data, out, True, text_column, pair_column, label_column, choices_column,
+           batch_size, device, parser, senses)
 
 
 def register(app: typer.Typer) -> None:

@@ -43,6 +43,7 @@ class CompareConfig:
     text_column: Optional[str] = None
     pair_column: Optional[str] = None
     label_column: Optional[str] = None
+    choices_column: Optional[str] = None
     seeds: list = field(default_factory=lambda: [0, 1, 2])
     logic: list = field(default_factory=lambda: list(ORDER))
     train_size: Optional[int] = None
@@ -105,7 +106,8 @@ def train_config(cfg: CompareConfig, logic: str, seed: int, **extra):
     return TrainConfig(task=cfg.task, model=cfg.model, data=cfg.data, train_file=cfg.train_file,
                        dev_file=cfg.dev_file, test_file=cfg.test_file,
                        text_column=cfg.text_column, pair_column=cfg.pair_column,
-                       label_column=cfg.label_column, shards=cfg.shards, logic=logic, seed=seed,
+                       label_column=cfg.label_column, choices_column=cfg.choices_column,
+                       shards=cfg.shards, logic=logic, seed=seed,
                        train_size=cfg.train_size, dev_size=cfg.dev_size, **extra)
 
 

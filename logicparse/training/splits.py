@@ -27,8 +27,8 @@ def read_splits(cfg) -> tuple:
         files = T.split_files(T.Task("table", T.PAIR, None, {"train": "--train"}), None,
                               {"train": cfg.train_file, "dev": cfg.dev_file, "test": cfg.test_file})
         task, splits = read_table_splits(
-            files, {"text": cfg.text_column, "pair": cfg.pair_column, "label": cfg.label_column},
-            cfg.dev_size)
+            files, {"text": cfg.text_column, "pair": cfg.pair_column, "label": cfg.label_column,
+                    "choices": cfg.choices_column}, cfg.dev_size)
         dev_size = task.carve_dev
     else:
         task = T.get_task(cfg.task)

@@ -84,6 +84,7 @@ class TrainConfig:
     text_column: Optional[str] = None
     pair_column: Optional[str] = None
     label_column: Optional[str] = None
+    choices_column: Optional[str] = None  # multiple choice
     parser: str = "default"  # for annotating texts that the shards lack
     senses: Optional[str] = "default"
     annotate_workers: int = 1

@@ -1,5 +1,8 @@
-"""The user's own labelled table as a training task (``--task table``): text classification or
-text pairs from a CSV, TSV, JSONL or Parquet file, or a folder saved by ``datasets``.
+"""The user's own labelled table as a training task (``--task table``): text classification, text
+pairs or multiple choice from a CSV, TSV, JSONL or Parquet file, or a folder saved by
+``datasets``. A choices column (a list, or in CSV and TSV the choices joined by `` | ``) makes it
+multiple choice: the text is the context, a second text the question, the label the right
+choice (its index from 0, or its text).
 
 Columns are named by options or guessed from common names (``text``/``sentence``/``sentence1``,
 ``sentence2``/``hypothesis`` for a pair, ``label``); what was used is stated in the run's output.
@@ -18,11 +21,12 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import DataFormatError, Errors
-from .tasks import PAIR, PairExample, Task
+from .tasks import MULTIPLE_CHOICE, PAIR, ChoiceExample, PairExample, Task
 
 TEXT_GUESSES = ("text", "sentence", "sentence1", "premise", "question", "input")
 PAIR_GUESSES = ("text_pair", "sentence2", "hypothesis")
 LABEL_GUESSES = ("label", "labels", "class")
+CHOICE_GUESSES = ("choices", "options", "endings")
 SUFFIXES = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
 DEV_FRACTION = 0.1  # of the training rows carved as dev when no dev file is given
 MIN_CARVE = 20  # fewer training rows than this: no dev carve (nothing left to learn from)
@@ -34,6 +38,7 @@ class Columns:
     pair: Optional[str]
     label: Optional[str]
     guessed: tuple  # the roles whose column was guessed, not named
+    choices: Optional[str] = None  # multiple choice: the column of each row's choices
 
 
 def read_rows(path: str) -> tuple[list[str], list[dict]]:
@@ -103,7 +108,7 @@ def _dataset_rows(p: Path) -> tuple[list[str], list[dict]]:
 
 def choose_columns(path: str, columns: list[str], text: Optional[str] = None,
                    pair: Optional[str] = None, label: Optional[str] = None,
-                   need_label: bool = True) -> Columns:
+                   need_label: bool = True, choices: Optional[str] = None) -> Columns:
     """The columns to read: those named, else the first common name present (no label column
     is None where ``need_label`` is False: rows to predict)."""
     guessed = []
@@ -128,7 +133,51 @@ def choose_columns(path: str, columns: list[str], text: Optional[str] = None,
     label_col = pick("label", "--label-column", label, LABEL_GUESSES, need_label)
     pair_col = pick("pair", "--pair-column", pair,
                     tuple(c for c in PAIR_GUESSES if c not in (text_col, label_col)), False)
-    return Columns(text_col, pair_col, label_col, tuple(guessed))
+    choices_col = pick("choices", "--choices-column", choices, CHOICE_GUESSES, False)
+    return Columns(text_col, pair_col, label_col, tuple(guessed), choices_col)
+
+
+def _choices(path: str, n: int, row: dict, column: str) -> list[str]:
+    value = raw = row.get(column)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = json.loads(text) if text.startswith("[") else text.split("|")
+        except json.JSONDecodeError:
+            value = text.split("|")
+    options = [str(o).strip() for o in value] if isinstance(value, (list, tuple)) else []
+    if len(options) < 2 or not all(options):
+        raise DataFormatError(Errors.E541.format(
+            path=path, row=n, column=column, reason=f"{raw!r} is not two choices or more",
+            fix="Give a list (JSONL, Parquet) or the choices joined by ' | ' (CSV, TSV), none empty"))
+    return options
+
+
+def choice_examples(path: str, rows: list[dict], cols: Columns) -> list[ChoiceExample]:
+    """Multiple-choice examples: the label is the right choice's index (from 0) or its text (-1
+    without a label column); every row has as many choices as the first."""
+    out = []
+    for n, row in enumerate(rows, 1):
+        context = _cell(path, n, row, cols.text, "text")
+        question = _cell(path, n, row, cols.pair, "question") if cols.pair else ""
+        options = _choices(path, n, row, cols.choices)
+        if out and len(options) != len(out[0].options):
+            raise DataFormatError(Errors.E541.format(
+                path=path, row=n, column=cols.choices, reason=f"{len(options)} choices where the "
+                f"first row has {len(out[0].options)}", fix="Give every row as many choices"))
+        if cols.label is None:
+            out.append(ChoiceExample(f"{Path(path).stem}:{n}", context, question, options, -1))
+            continue
+        label = _cell(path, n, row, cols.label, "label").strip()
+        index = int(label) if label.isdigit() and int(label) < len(options) else (
+            options.index(label) if label in options else None)
+        if index is None:
+            raise DataFormatError(Errors.E541.format(
+                path=path, row=n, column=cols.label, reason=f"the label {label!r} is neither a "
+                f"choice's index (0 to {len(options) - 1}) nor one of the choices",
+                fix="Give the right choice's index or its text"))
+        out.append(ChoiceExample(f"{Path(path).stem}:{n}", context, question, options, index))
+    return out
 
 
 def _cell(path: str, n: int, row: dict, column: str, what: str) -> str:
@@ -156,7 +205,8 @@ def examples(path: str, rows: list[dict], cols: Columns, classes: Optional[tuple
     for n, row in enumerate(rows, 1):
         text = _cell(path, n, row, cols.text, "text")
         pair = _cell(path, n, row, cols.pair, "second text") if cols.pair else None
-        texts.append((n, text, pair, _cell(path, n, row, cols.label, "label").strip()))
+        label = _cell(path, n, row, cols.label, "label").strip() if cols.label else None
+        texts.append((n, text, pair, label))
     if classes is None:
         classes = _order({label for *_, label in texts})
         if len(classes) < 2:
@@ -167,6 +217,9 @@ def examples(path: str, rows: list[dict], cols: Columns, classes: Optional[tuple
     index = {c: i for i, c in enumerate(classes)}
     out = []
     for n, text, pair, label in texts:
+        if label is None:  # rows to predict: no label column
+            out.append(PairExample(f"{Path(path).stem}:{n}", text, pair, -1))
+            continue
         if label not in index:
             raise DataFormatError(Errors.E541.format(
                 path=path, row=n, column=cols.label, reason=f"the label {label!r} does not occur "
@@ -184,26 +237,32 @@ def read_table_splits(files: dict, columns: dict, dev_size: Optional[int]) -> tu
     names, train_rows = read_rows(files["train"])
     cols = choose_columns(files["train"], names, **columns)
     splits, classes = {}, None
-    splits["train"], classes = examples(files["train"], train_rows, cols)
+    if cols.choices:
+        splits["train"], classes = choice_examples(files["train"], train_rows, cols), ()
+    else:
+        splits["train"], classes = examples(files["train"], train_rows, cols)
     for split in ("dev", "test"):
         if files.get(split):
             split_names, rows = read_rows(files[split])
-            for col in (cols.text, cols.pair, cols.label):
+            for col in (cols.text, cols.pair, cols.label, cols.choices):
                 if col and col not in split_names:
                     raise DataFormatError(Errors.E540.format(
                         path=files[split], reason=f"no column {col!r}, which the training file "
                         f"has; its columns are {', '.join(map(repr, split_names))}",
                         fix="Give it the training file's columns"))
-            splits[split], _ = examples(files[split], rows, cols, classes, files["train"])
+            splits[split] = choice_examples(files[split], rows, cols) if cols.choices else \
+                examples(files[split], rows, cols, classes, files["train"])[0]
     n = len(splits["train"])
     carve = (dev_size if dev_size is not None else
              0 if "dev" in splits or n < MIN_CARVE else max(1, round(DEV_FRACTION * n)))
+    kinds = (f"multiple choice of {len(splits['train'][0].options)} from column {cols.choices!r}"
+             if cols.choices else f"{len(classes)} classes {', '.join(map(repr, classes))}")
     said = (f"table: text column {cols.text!r}" + (f", second text {cols.pair!r}" if cols.pair else "")
             + f", label column {cols.label!r}"
             + (f" (guessed: {', '.join(cols.guessed)}; name them with --text-column, "
-               "--pair-column, --label-column)" if cols.guessed else "")
-            + f"; {len(classes)} classes {', '.join(map(repr, classes))}; {n} training rows"
+               "--pair-column, --label-column, --choices-column)" if cols.guessed else "")
+            + f"; {kinds}; {n} training rows"
             + (f", {carve} of them carved as dev" if carve and "dev" not in splits else ""))
-    task = Task("table", PAIR, reader=None, files={"train": files["train"]}, classes=classes,
-                carve_dev=carve, described=said)
+    task = Task("table", MULTIPLE_CHOICE if cols.choices else PAIR, reader=None,
+                files={"train": files["train"]}, classes=classes, carve_dev=carve, described=said)
     return task, splits
