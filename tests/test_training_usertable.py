@@ -213,3 +213,17 @@ def test_train_and_predict_a_multiple_choice_table(tmp_path, tokenizer):  # noqa
     lines = [json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()]
     assert [x["choice"] for x in lines] == result["test"]["predictions"]
     assert all(x["answer"] == ["red", "blue", "green"][x["choice"]] for x in lines)
+
+
+def test_the_step_lines_say_how_long_is_left(tmp_path, tokenizer):  # noqa: F811
+    model = tiny_pair_model(tmp_path / "m", tokenizer, classes=2)
+    out = tmp_path / "run"
+    train(TrainConfig(task="table", model=model, train_file=write(tmp_path / "t.csv"),
+                      out=str(out), logic="none", batch_size=4, epochs=2, lr=1e-3, log_every=3,
+                      quiet=True))
+    steps = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()
+             if '"grad_norm"' in x]
+    assert [s["step"] for s in steps] == [3, 6, 9, 12, 15, 18]
+    assert steps[-1]["eta_s"] == 0 and all(s["eta_s"] >= 0 for s in steps)
+    # At the pace so far: the seconds per step times the steps left.
+    assert steps[0]["eta_s"] == pytest.approx(steps[0]["elapsed_s"] / 3 * 15, abs=0.1)

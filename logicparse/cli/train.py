@@ -218,6 +218,10 @@ _PAIR = typer.Option(None, "--pair-column", help="Default: guessed as in trainin
 _LABEL = typer.Option(None, "--label-column", help="Default: guessed as in training.")
 _CHOICES = typer.Option(None, "--choices-column", help="A multiple-choice model's choices. "
                         "Default: guessed as in training.")
+_BATCH = typer.Option(32, "--batch-size", min=1)
+_DEVICE = typer.Option("auto", "--device", help="auto (cuda when available), cpu, cuda, cuda:1.")
+_PARSER = typer.Option("default", "--parser", help="Parser for a logical model's texts.")
+_SENSES = typer.Option("default", "--senses", help="Sense models for a logical model's texts.")
 
 
 def predict(model: Path = _MODEL, data: Path = _DATA,
@@ -225,11 +229,8 @@ def predict(model: Path = _MODEL, data: Path = _DATA,
                                                "class probabilities here (JSON lines)."),
             text_column: Optional[str] = _TEXT, pair_column: Optional[str] = _PAIR,
             label_column: Optional[str] = _LABEL, choices_column: Optional[str] = _CHOICES,
-            batch_size: int = typer.Option(32, "--batch-size", min=1),
-            device: str = typer.Option("auto", "--device"),
-            parser: str = typer.Option("default", "--parser", help="Parser for a logical "
-                                       "model's texts."),
-            senses: str = typer.Option("default", "--senses")) -> None:
+            batch_size: int = _BATCH, device: str = _DEVICE, parser: str = _PARSER,
+            senses: str = _SENSES) -> None:
     """Label the rows of a table with a model trained by `logicparse train --task table`.
 
     Prints one JSON object (rows, classes, the predictions file, and the accuracy when the table
@@ -243,10 +244,8 @@ def evaluate(model: Path = _MODEL, data: Path = _DATA,
                                                 "(JSON lines)."),
              text_column: Optional[str] = _TEXT, pair_column: Optional[str] = _PAIR,
              label_column: Optional[str] = _LABEL, choices_column: Optional[str] = _CHOICES,
-             batch_size: int = typer.Option(32, "--batch-size", min=1),
-             device: str = typer.Option("auto", "--device"),
-             parser: str = typer.Option("default", "--parser"),
-             senses: str = typer.Option("default", "--senses")) -> None:
+             batch_size: int = _BATCH, device: str = _DEVICE, parser: str = _PARSER,
+             senses: str = _SENSES) -> None:
     """Score a model trained by `logicparse train --task table` on a labelled table.
 
     Prints one JSON object with the accuracy (and rows, correct, classes) as the last line of

@@ -298,7 +298,7 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
     model.train()
     bar = tqdm(total=total_steps, initial=step, desc=f"{cfg.task} (logic: {cfg.logic})",
                disable=not tty, dynamic_ncols=True)
-    started, running = time.perf_counter(), None
+    started, running, first_step = time.perf_counter(), None, step
     n_micro = math.ceil(len(data["train"]) / cfg.batch_size)
     while epoch < cfg.epochs and step < total_steps:
         micro = micro_done - 1
@@ -323,8 +323,10 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
             bar.update(1)
             bar.set_postfix(loss=f"{running:.4f}", lr=f"{scheduler.get_last_lr()[0]:.2e}")
             if step % cfg.log_every == 0 or step == total_steps:
+                elapsed = time.perf_counter() - started  # eta_s: the same pace for the steps left
                 log({"step": step, "epoch": epoch, "loss": value, "lr": scheduler.get_last_lr()[0],
-                     "grad_norm": float(grad_norm), "elapsed_s": time.perf_counter() - started})
+                     "grad_norm": float(grad_norm), "elapsed_s": elapsed,
+                     "eta_s": round(elapsed / (step - first_step) * (total_steps - step), 1)})
             if step >= total_steps:
                 break
         stopped_mid_epoch = micro + 1 < n_micro  # by max_steps; ckpt.pt records where
