@@ -97,8 +97,11 @@ def test_files_that_are_not_tables_say_how_to_fix_them(tmp_path):
     latin.write_bytes(b"text,label\ncaf\xe9,x\n")
     with pytest.raises(DataFormatError, match=r"\[E540\].*not valid UTF-8.*iconv"):
         read_rows(str(latin))
+    (tmp_path / "t.xlsx").write_bytes(b"PK")
     with pytest.raises(DataFormatError, match=r"\[E540\].*\.xlsx is not a table format"):
         read_rows(str(tmp_path / "t.xlsx"))
+    with pytest.raises(DataFormatError, match=r"\[E540\].*gone.csv: it does not exist"):
+        read_rows(str(tmp_path / "gone.csv"))
     import datasets
 
     datasets.DatasetDict({"train": datasets.Dataset.from_list(ROWS)}).save_to_disk(

@@ -44,6 +44,9 @@ class Columns:
 def read_rows(path: str) -> tuple[list[str], list[dict]]:
     """(column names, rows) of a table file or a ``datasets`` folder."""
     p = Path(path)
+    if not p.exists():
+        raise DataFormatError(Errors.E540.format(path=path, reason="it does not exist",
+                                                 fix="Check the path"))
     if p.is_dir():
         return _dataset_rows(p)
     suffix = p.suffix.lower()
