@@ -1,100 +1,133 @@
-"""`logicparse compare`: the label sources side by side on the user's table or a benchmark task,
-its plain sentences (no more than the intervals allow), and the committed ConjNLI table
-reproduced from its results file without training."""
+"""The figures of a downstream table (logicparse.training.compare), on hand-computed answers:
+mean ± sample std, the paired bootstrap interval of a difference (with its resampling fixed, so
+that every quantile can be worked out by hand), Student's t interval over seeds, and the accuracy
+of a group of test examples."""
 
-import json
-from pathlib import Path
-
+import numpy as np
 import pytest
-from typer.testing import CliRunner
+from scipy import stats
 
-from test_training import tokenizer  # noqa: F401 (fixture)
-from test_training_downstream import tiny_pair_model
-from test_training_usertable import ROWS, write
-
-from logicparse.cli import _register, app
-from logicparse.training.comparison_report import verdict
-
-ROOT = Path(__file__).resolve().parents[1]
-CONJ = ROOT.parent / "shared" / "data" / "tasks" / "conjnli"
+from logicparse.training import compare as C
 
 
-def cli(*args):
-    _register()
-    return CliRunner().invoke(app, ["compare", *map(str, args)])
+def test_mean_and_sample_std():
+    assert C.mean_std([0.4]) == (0.4, 0.0)  # one run: no spread
+    # (1, 2, 3, 4): squared deviations 2.25 + 0.25 + 0.25 + 2.25 = 5, over n - 1 = 3.
+    assert C.mean_std(iter([1.0, 2.0, 3.0, 4.0])) == pytest.approx((2.5, (5 / 3) ** 0.5))
+    assert C.mean_std([0.5, 0.7]) == pytest.approx((0.6, 0.02 ** 0.5))
 
 
-@pytest.mark.parametrize("per_seed,says", [
-    ([0.02, 0.03, 0.025], "default scores above shuffled by +2.50 points (95% over 3 seeds: "),
-    ([-0.02, -0.03, -0.025], "default scores below shuffled by -2.50 points"),
-    ([0.01, -0.005, 0.004], "default − shuffled: no difference shown; over 3 seeds the data allow "
-                            "from -1.58 to +2.18 points. About 5 seeds would narrow"),
-    ([0.01], "default − shuffled: +1.00 points from one seed; no interval"),
-])
-def test_the_sentence_says_no_more_than_the_interval(per_seed, says):
-    assert verdict("default", "shuffled", per_seed, 0.01).startswith(says)
+def test_correct_matrix_marks_each_runs_right_answers():
+    got = C.correct_matrix([[0, 1, 1], [2, 1, 0]], [0, 1, 0])
+    assert got.dtype == np.float64 and got.tolist() == [[1, 1, 0], [0, 1, 1]]
 
 
-def test_runs_that_learnt_nothing_conclude_nothing():
-    said = verdict("default", "none", [0.0, 0.0], 0.01, one_class=("default", "none"))
-    assert said.startswith("default − none: nothing can be concluded: every default and every "
-                           "none model answers one class")
+class FixedDraws:
+    """np.random.default_rng stand-in: records its seed and the draw asked for, and returns the
+    given rows of example indices (or zeros of the asked size)."""
+
+    def __init__(self, rows=None):
+        self.rows = None if rows is None else np.array(rows)
+        self.calls = []
+
+    def __call__(self, seed):
+        self.calls.append(("seed", seed))
+        return self
+
+    def integers(self, low, high, size):
+        self.calls.append((low, high, size))
+        return self.rows if self.rows is not None else np.zeros(size, dtype=np.int64)
 
 
-@pytest.mark.parametrize("args,says", [
-    (["--train", "t.csv", "--test", "t.csv", "--logic", "none,sarcastic"],
-     "Invalid value for '--logic': 'sarcastic' is not a list of 'none', 'paper'"),
-    (["--train", "t.csv"], "Invalid value for '--test': a comparison is made on a test table"),
-    ([], "Invalid value for '--task': give --train FILE"),
-])
-def test_command_line_mistakes_are_coded(args, says):
-    r = cli(*args)
-    assert r.exit_code == 2 and r.output.startswith(f"error: [E009] {says}"), r.output
+# Two runs of each source over four test examples: A − B per run is [1, 0, 0, 1] and
+# [0, −1, 0, 1], so per example (mean over the runs) [0.5, −0.5, 0, 1]: the difference is 0.25.
+A = np.array([[1, 1, 0, 1], [1, 0, 0, 1]], dtype=float)
+B = np.array([[0, 1, 0, 0], [1, 1, 0, 0]], dtype=float)
+# Five resamples of the four examples, and the mean of each: 0.5, −0.5, 1, 0.25, 0.5.
+ROWS = [[0, 0, 0, 0], [1, 1, 1, 1], [3, 3, 3, 3], [0, 1, 2, 3], [2, 2, 3, 3]]
 
 
-@pytest.mark.slow
-def test_a_small_table_runs_end_to_end_and_resumes(tmp_path, tokenizer):  # noqa: F811
-    """2 seeds x 3 sources of a tiny model on a 40-row table, with the real annotator; a rerun
-    trains nothing and reports the same."""
-    model = tiny_pair_model(tmp_path / "m", tokenizer, classes=2)
-    data, test = write(tmp_path / "mine.csv"), write(tmp_path / "test.csv", ROWS[:12])
-    args = ["--train", data, "--test", test, "--model", model, "--seeds", 2, "--logic",
-            "none,default,shuffled", "--epochs", 2, "--out", tmp_path / "cmp", "--shards",
-            tmp_path / "s", "--plot", tmp_path / "curves.png", "--quiet"]
-    r = cli(*args)
-    assert r.exit_code == 0, r.output
-    first = json.loads(r.stdout.strip().splitlines()[-1])
-    assert {s: v["seeds"] for s, v in first["sources"].items()} == {
-        "none": [0, 1], "default": [0, 1], "shuffled": [0, 1]}
-    assert set(first["differences"]) == {"default-none", "default-shuffled", "shuffled-none"}
-    assert len(first["verdicts"]) == 2 and (tmp_path / "curves.png").stat().st_size > 0
-    assert len((tmp_path / "cmp" / "results.jsonl").read_text().splitlines()) == 6
-    r = cli(*args)  # finished cells are not run again
-    assert r.exit_code == 0 and "logic=" not in r.stderr
-    assert json.loads(r.stdout.strip().splitlines()[-1])["differences"] == first["differences"]
-    assert len((tmp_path / "cmp" / "results.jsonl").read_text().splitlines()) == 6
+def test_paired_bootstrap_quantiles_by_hand(monkeypatch):
+    draws = FixedDraws(ROWS)
+    monkeypatch.setattr(C.np.random, "default_rng", draws)
+    # Sorted draws −0.5, 0.25, 0.5, 0.5, 1 (positions 0-4, linear interpolation): the 2.5%
+    # quantile sits at 0.1 → −0.5 + 0.1 × 0.75 = −0.425; the 97.5% one at 3.9 → 0.5 + 0.9 × 0.5.
+    diff, lo, hi = C.paired_bootstrap(A, B, n_boot=5)
+    assert (diff, lo, hi) == pytest.approx((0.25, -0.425, 0.95))
+    assert draws.calls == [("seed", 0), (0, 4, (5, 4))]  # the same draw for every run
+    # A 50% interval: quantiles at 0.25 (position 1) and 0.75 (position 3).
+    assert C.paired_bootstrap(A, B, n_boot=5, seed=7, level=0.5) == pytest.approx((0.25, 0.25, 0.5))
+    assert draws.calls[-2:] == [("seed", 7), (0, 4, (5, 4))]
+    # B − A: the difference and the interval change sign and swap ends.
+    assert C.paired_bootstrap(B, A, n_boot=5) == pytest.approx((-0.25, -0.95, 0.425))
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not CONJ.is_dir(), reason="the ConjNLI data is not beside the repository")
-def test_the_committed_conjnli_table_comes_out_of_compare_unchanged(tmp_path):
-    """The figures docs/modeling.md states, from benchmarks/results/downstream_conjnli.jsonl,
-    each run as recorded (the last run of each cell), without training."""
-    r = cli("--task", "conjnli", "--data", CONJ, "--train-size", 3000, "--epochs", 6, "--lr",
-            1e-4, "--results", ROOT / "benchmarks" / "results" / "downstream_conjnli.jsonl",
-            "--shards", tmp_path / "s", "--report", "--as-recorded")
-    assert r.exit_code == 0, r.output
-    out = json.loads(r.stdout.strip().splitlines()[-1])
-    means = {s: (round(v["dev"][0], 4), round(v["test"][0], 4), round(v["test"][1], 4))
-             for s, v in out["sources"].items()}
-    assert means == {"none": (0.9366, 0.636, 0.0059), "paper": (0.9326, 0.6382, 0.0078),
-                     "default": (0.9357, 0.6376, 0.0155), "shuffled": (0.9357, 0.6319, 0.011),
-                     "all-e": (0.9383, 0.6326, 0.0064)}
-    d = out["differences"]
-    assert [round(x, 4) for x in d["default-shuffled"]["ci95_seeds"]] == [-0.0009, 0.0121]
-    assert [round(x, 4) for x in d["default-shuffled"]["ci95"]] == [0.001, 0.0104]
-    assert round(d["default-all-e"]["mean"], 4) == 0.005
-    assert [round(x, 4) for x in d["default-none"]["ci95_seeds"]] == [-0.0084, 0.0238]
-    assert round(out["ablations"]["default-all-e"]["mean"], 4) == 0.0104
-    assert out["verdicts"][1] == ("default − shuffled: no difference shown; over 10 seeds the "
-                                  "data allow from -0.09 to +1.21 points.")
+def test_paired_bootstrap_defaults_are_the_tables():
+    """A table's interval: 2,000 resamples, seed 0, 95%, on every call alike."""
+    draws = FixedDraws()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(C.np.random, "default_rng", draws)
+        C.paired_bootstrap(A, B)
+    assert draws.calls == [("seed", 0), (0, 4, (2000, 4))]
+    rng = np.random.default_rng(3)
+    a, b = ((rng.random((3, 50)) < p).astype(float) for p in (0.7, 0.5))
+    first = C.paired_bootstrap(a, b)
+    assert first == C.paired_bootstrap(a, b, n_boot=2000, seed=0, level=0.95)
+    assert first == C.paired_bootstrap(a, b)  # the same figures on every call
+    assert first[1] < first[0] < first[2]
+    assert C.paired_bootstrap(a, b, seed=1) != first
+
+
+def test_paired_bootstrap_one_run_and_mismatched_runs():
+    one_a, one_b = np.array([1.0, 1.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0, 0.0])
+    assert C.paired_bootstrap(one_a, one_b, n_boot=50) == C.paired_bootstrap(
+        one_a[None, :], one_b[None, :], n_boot=50)
+    assert C.paired_bootstrap(one_a, one_b)[0] == 0.5
+    with pytest.raises(ValueError, match=r"same shape, got \(2, 4\) and \(1, 4\)"):
+        C.paired_bootstrap(A, B[:1])
+
+
+def test_seed_interval_is_students_t():
+    # Two seeds, differences 0 and 0.1: mean 0.05, sd 0.1/√2, t(0.975, 1) = 12.7062:
+    # half-width 12.7062 × (0.1/√2) / √2 = 0.63531.
+    lo, hi = C.seed_interval([0.0, 0.1])
+    assert (lo, hi) == pytest.approx((0.05 - 0.635310, 0.05 + 0.635310), abs=1e-6)
+    # Three seeds at 90%: t(0.95, 2) = 2.919986, sd 0.01: half-width 2.919986 × 0.01 / √3.
+    assert C.seed_interval([0.01, 0.02, 0.03], level=0.9) == pytest.approx(
+        (0.02 - 0.0168585, 0.02 + 0.0168585), abs=1e-7)
+    assert C.seed_interval([0.01, 0.02, 0.03]) == pytest.approx(
+        (0.02 - 0.02484138, 0.02 + 0.02484138))
+    assert C.seed_interval([0.2, 0.2]) == (0.2, 0.2)  # no spread over seeds
+    assert C.seed_interval([0.01]) is None and C.seed_interval([]) is None
+
+
+def test_seeds_needed_for_a_half_width_on_known_answers():
+    # sd 0.02: t(0.975, n - 1) × 0.02 / √n is 0.010283 at n = 17 and 0.009946 at n = 18.
+    diffs = [0.02, -0.02] * 3 + [0.0]
+    assert C.seeds_needed(diffs, 0.01) == 18
+    # at 90%: t(0.95, n - 1) × 0.02 / √n is 0.010369 at n = 12 and 0.009886 at n = 13
+    assert C.seeds_needed(diffs, 0.01, level=0.9) == 13
+    # two seeds are enough to estimate the spread: sd 0.1/√2, half-width 0.635310 at n = 2
+    assert C.seeds_needed([0.0, 0.1], 0.6354) == 2 and C.seeds_needed([0.0, 0.1], 0.6353) == 3
+    assert C.seeds_needed([0.01], 0.01) is None and C.seeds_needed([], 0.01) is None
+    assert C.seeds_needed([0.0, 0.0], 0.01) == 2  # no spread
+    # "at most": a half-width equal to the one asked for is enough
+    assert C.seeds_needed([0.0, 0.0], 0.0) == 2
+    exact = stats.t.ppf(0.5 + 0.95 / 2, 1) * C.mean_std([0.0, 0.1])[1] / 2 ** 0.5
+    assert C.seeds_needed([0.0, 0.1], exact) == 2
+    # at most 1000 by default: with sd 0.1/√2 the half-width is 0.0043879 at n = 1000 and
+    # 0.0043857 at n = 1001
+    assert C.seeds_needed([0.0, 0.1], 0.004388) == 1000
+    assert C.seeds_needed([0.0, 0.1], 0.004387) is None
+    assert C.seeds_needed([0.0, 0.1], 0.004387, most=1001) == 1001
+
+
+def test_group_accuracy_over_the_groups_examples():
+    correct = np.array([[1, 0, 1, 1], [0, 0, 1, 1]], dtype=float)
+    members = np.array([True, True, False, True])
+    # Run 1: 2 of its 3 members right, run 2: 1 of 3: mean 0.5, sd of (2/3, 1/3) = √2 / 6.
+    m, s, n = C.group_accuracy(correct, members)
+    assert (m, s) == pytest.approx((0.5, 2 ** 0.5 / 6)) and n == 3 and type(n) is int
+    assert C.group_accuracy(correct, np.array([False, False, True, False])) == (1.0, 0.0, 1)
+    assert C.group_accuracy(correct[:1], members) == pytest.approx((2 / 3, 0.0, 3))
+    assert C.group_accuracy(correct, np.zeros(4, dtype=bool)) is None
