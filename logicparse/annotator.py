@@ -18,7 +18,7 @@ from .mapping import DEFAULT_MAPPING, Match, check_mapping, find_keywords, layer
 from .ptb import split_trees
 from .retry import drain, one_by_one_steps
 from .segmentation import Segment, load_spacy, segment_doc
-from .senses import SenseDecision, SenseModel, load_senses
+from .senses import SenseDecision, SenseModel, load_checked, load_senses
 from .senses.decide import query as sense_query
 from .taxonomy import RELATIONS, category
 from .tokens import Document, Relation
@@ -235,7 +235,8 @@ class Annotator:
         if not hasattr(parser, "parse"):
             check_parser(parser)
         self.parser = parser if hasattr(parser, "parse") else load_parser(parser, device=device)
-        self.senses = _resolve_senses(senses, device=device)
+        self.senses = senses if hasattr(senses, "disambiguate") else \
+            load_checked(senses, device=device)  # checked above, where it entered
         self.nlp = load_spacy(spacy_model)
 
     @property

@@ -176,3 +176,25 @@ def test_annotate_points_a_list_of_texts_to_pipe(lexicon_annotator, value):
 def test_pipe_still_records_a_bad_item_in_its_document(lexicon_annotator):
     docs = list(lexicon_annotator.pipe(["It rained.", 42]))
     assert docs[0].error is None and docs[1].error.startswith("[E001] ")
+
+
+def test_the_annotators_senses_value_is_checked_once_where_it_enters(monkeypatch):
+    """The Annotator checks its ``senses`` before any model loads; the loader below trusts it."""
+    import logicparse
+    from logicparse import resources
+
+    calls = []
+    check = resources.senses_spec
+
+    def counted(value):
+        calls.append(value)
+        return check(value)
+
+    monkeypatch.setattr(resources, "senses_spec", counted)
+    annotator = logicparse.Annotator(parser=_NoParser(), senses="rules")
+    assert calls == ["rules"] and annotator.senses.name == "rules"
+
+
+class _NoParser:
+    def parse(self, sentences):  # never called: the Annotator only needs a parser object
+        raise AssertionError

@@ -63,7 +63,13 @@ def load_senses(spec="default", device: str = "cpu", encoder=None, rules: bool =
     ``"none"`` is None, as on the command line."""
     from ..resources import senses_spec
 
-    spec = senses_spec(spec)
+    return load_checked(senses_spec(spec), device, encoder, rules)
+
+
+def load_checked(spec, device: str = "cpu", encoder=None, rules: bool = True
+                 ) -> Optional[SenseModel]:
+    """:func:`load_senses` for a spec checked where it entered (``resources.senses_spec``: the
+    Annotator, the command line, the service settings), which is not checked again here."""
     if spec is None:
         return None
     from .decide import KeywordDecisions
