@@ -117,7 +117,15 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
     app.add_middleware(_HeadAsGet)
 
     load_pages()
+    _error_handlers(app)
 
+    app.include_router(router)
+    app.include_router(pages)
+    return app
+
+
+def _error_handlers(app: FastAPI) -> None:
+    """Every refusal in the service's one error shape, whoever raises it."""
     @app.exception_handler(LogicparseError)
     async def _ours(request: Request, exc: LogicparseError):
         return _error_response(exc)
@@ -165,10 +173,6 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         # The shape of every error ({detail, code}), with the fields' list and its full count.
         return JSONResponse(jsonable_encoder({"detail": message, "code": code, "fields": errors,
                                               "errors": len(every)}), status_code=422)
-
-    app.include_router(router)
-    app.include_router(pages)
-    return app
 
 
 HEAD = "logicparse.head"  # set in the scope of a HEAD request answered as GET
