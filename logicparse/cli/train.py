@@ -37,8 +37,8 @@ class Layer(str, Enum):
     paper = "paper"
 
 
-def train(
-    task: Optional[TaskName] = typer.Option(None, "--task", help="table (the default with "
+# `logicparse train`'s options (kept apart so that the command reads as its steps).
+_TASK = typer.Option(None, "--task", help="table (the default with "
                                   "--train): your own labelled CSV, TSV, JSONL or Parquet file or "
                                   "datasets folder, one text or a pair of texts per row "
                                   "(AutoModelForSequenceClassification; see --text-column). "
@@ -49,112 +49,163 @@ def train(
                                   "PARARULE-Plus, a context and a statement, true or false (the "
                                   "same, 2 classes); pararule-balanced: PARARULE-Plus re-balanced so that no "
                                   "single word gives the answer (built by `logicparse tasks "
-                                  "pararule-balanced`)."),
-    model: str = typer.Option("all-MiniLM-L6-v2", "--model", help="Local Hugging Face model "
+                                  "pararule-balanced`).")
+_MODEL = typer.Option("all-MiniLM-L6-v2", "--model", help="Local Hugging Face model "
                               "directory (or a logical checkpoint saved by this command). "
-                              "'all-MiniLM-L6-v2' is the bundled MiniLM encoder."),
-    data: Optional[Path] = typer.Option(None, "--data", help="Directory laid out like "
+                              "'all-MiniLM-L6-v2' is the bundled MiniLM encoder.")
+_DATA = typer.Option(None, "--data", help="Directory laid out like "
                                         "data/tasks/<task>/ (DREAM: train/dev/test.json; LogiQA: "
                                         "Train/Eval/Test.txt; DialogSum: dialogsum.<split>.jsonl; "
                                         "ConjNLI: adversarial_train_15k.tsv, and conj_dev.tsv as "
                                         "the test set; PARARULE-Plus: depth2_dev.jsonl to train "
-                                        "on, depth2_test.jsonl as the test set)."),
-    train_file: Optional[Path] = typer.Option(None, "--train", help="Training file (overrides "
-                                              "--data); with no --task, your own table."),
-    text_column: Optional[str] = typer.Option(None, "--text-column", help="--task table: the "
+                                        "on, depth2_test.jsonl as the test set).")
+_TRAIN_FILE = typer.Option(None, "--train", help="Training file (overrides "
+                                              "--data); with no --task, your own table.")
+_TEXT_COLUMN = typer.Option(None, "--text-column", help="--task table: the "
                                               "text column (default: the first of text, sentence, "
-                                              "sentence1, premise, question, input)."),
-    pair_column: Optional[str] = typer.Option(None, "--pair-column", help="--task table: a "
+                                              "sentence1, premise, question, input).")
+_PAIR_COLUMN = typer.Option(None, "--pair-column", help="--task table: a "
                                               "second text per row, for text pairs (default: "
-                                              "text_pair, sentence2 or hypothesis if present)."),
-    label_column: Optional[str] = typer.Option(None, "--label-column", help="--task table: the "
+                                              "text_pair, sentence2 or hypothesis if present).")
+_LABEL_COLUMN = typer.Option(None, "--label-column", help="--task table: the "
                                                "label column, any strings or numbers (default: "
-                                               "label, labels or class)."),
-    choices_column: Optional[str] = typer.Option(None, "--choices-column", help="--task table: "
+                                               "label, labels or class).")
+_CHOICES_COLUMN = typer.Option(None, "--choices-column", help="--task table: "
                                                  "multiple choice, each row's choices (a list, or "
                                                  "joined by ' | ' in CSV; default: choices, options "
                                                  "or endings if present); the text is the context, "
                                                  "--pair-column the question, the label the right "
-                                                 "choice's index or text."),
-    dev_file: Optional[Path] = typer.Option(None, "--dev", help="Dev file, evaluated each epoch."),
-    test_file: Optional[Path] = typer.Option(None, "--test", help="Test file, evaluated at the end "
-                                             "with the best dev model."),
-    out: Path = typer.Option(Path("out/train"), "--out", help="Output directory: metrics.jsonl, "
-                             "ckpt.pt, best/."),
-    logic: LogicSource = typer.Option(LogicSource.default, "--logic", help="Label source. "
+                                                 "choice's index or text.")
+_DEV_FILE = typer.Option(None, "--dev", help="Dev file, evaluated each epoch.")
+_TEST_FILE = typer.Option(None, "--test", help="Test file, evaluated at the end "
+                                             "with the best dev model.")
+_OUT = typer.Option(Path("out/train"), "--out", help="Output directory: metrics.jsonl, "
+                             "ckpt.pt, best/.")
+_LOGIC = typer.Option(LogicSource.default, "--logic", help="Label source. "
                                       "default: the annotator's labels (keyword decisions, default "
                                       "mapping); paper: the paper's literal labels (Algorithm 1, "
                                       "lexicon senses); shuffled: the control, default's labels "
                                       "permuted over each text's tokens (the control for where labels "
                                       "sit); random: the same labelled tokens with label ids drawn "
                                       "at random (the control for which label); all-e: the logical layer "
-                                      "fed no labels; none: the plain model."),
-    layer: Layer = typer.Option(Layer.centered, "--layer", help="The logical layer. centered: "
+                                      "fed no labels; none: the plain model.")
+_LAYER = typer.Option(Layer.centered, "--layer", help="The logical layer. centered: "
                                 "tokens without labels keep their pretrained embedding and a "
                                 "label moves a token by about a tenth of its word vector; paper: "
-                                "the paper's layer as printed (every token moved, labels barely)."),
-    no_logic: bool = typer.Option(False, "--no-logic", help="Same as --logic none: the baseline, "
-                                  "same model and settings without the logical embedding."),
-    shards: Optional[Path] = typer.Option(None, "--shards", help="Shards with the texts' labels "
+                                "the paper's layer as printed (every token moved, labels barely).")
+_NO_LOGIC = typer.Option(False, "--no-logic", help="Same as --logic none: the baseline, "
+                                  "same model and settings without the logical embedding.")
+_SHARDS = typer.Option(None, "--shards", help="Shards with the texts' labels "
                                           "(from `logicparse annotate`, made with the label "
                                           "source's --mapping). Default: the user cache "
                                           "(~/.cache/logicparse/labels), one folder per data "
-                                          "folder and label source; texts they lack are annotated once."),
-    dev_size: Optional[int] = typer.Option(None, "--dev-size", min=0, help="Examples carved from "
+                                          "folder and label source; texts they lack are annotated once.")
+_DEV_SIZE = typer.Option(None, "--dev-size", min=0, help="Examples carved from "
                                            "the training file as the dev split (seeded by "
                                            "--split-seed). Default: 1000 for conjnli and pararule "
                                            "(whole contexts), which have no dev file; for a table "
                                            "without --dev, a tenth of its rows (none under 20); "
-                                           "0 for the others."),
-    train_size: Optional[int] = typer.Option(None, "--train-size", min=1, help="Train on a "
-                                             "seeded subset of this many examples (after the carve)."),
-    split_seed: int = typer.Option(0, "--split-seed", help="Seed of the dev carve and the training "
-                                   "subset; apart from --seed, so every run shares them."),
-    k: int = typer.Option(3, "--k", min=1, help="Logic depth K: projection layers per token."),
-    n_logic: Optional[int] = typer.Option(None, "--n-logic", min=1, help="Size of the 35 logical "
-                                          "vectors (default: the word embedding size)."),
-    projection: str = typer.Option("linear", "--projection", help="linear (the paper's L) or "
-                                   "mlp (footnote 4)."),
-    epochs: int = typer.Option(3, "--epochs", min=1),
-    batch_size: int = typer.Option(8, "--batch-size", min=1, help="Examples per micro-batch."),
-    eval_batch_size: int = typer.Option(16, "--eval-batch-size", min=1),
-    grad_accum: int = typer.Option(1, "--grad-accum", min=1, help="Micro-batches per optimizer step."),
-    lr: float = typer.Option(2e-5, "--lr", help="Peak learning rate (AdamW)."),
-    logic_lr: Optional[float] = typer.Option(None, "--logic-lr", help="Peak learning rate of the "
-                                             "logical layer's new parameters (default: --lr)."),
-    no_bucket: bool = typer.Option(False, "--no-bucket", help="Batches in plain shuffled order "
-                                   "(default: of similar length, which cuts padding)."),
-    weight_decay: float = typer.Option(0.01, "--weight-decay"),
-    warmup: float = typer.Option(0.1, "--warmup", help="Warm-up fraction of the steps, then linear decay."),
-    clip: float = typer.Option(1.0, "--clip", help="Gradient norm clipping."),
-    max_length: int = typer.Option(512, "--max-length", help="Input subwords (truncated)."),
-    max_target_length: int = typer.Option(128, "--max-target-length", help="Summary subwords."),
-    num_beams: int = typer.Option(4, "--num-beams", help="Beam size for DialogSum evaluation."),
-    max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Stop after this many "
-                                            "optimizer steps (smoke runs)."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Use the first N examples of each split."),
-    seed: int = typer.Option(0, "--seed"),
-    device: str = typer.Option("auto", "--device", help="auto (cuda when available), cpu, cuda, cuda:1."),
-    no_bf16: bool = typer.Option(False, "--no-bf16", help="Train in fp32 on GPU too."),
-    resume: bool = typer.Option(False, "--resume", help="Continue from OUT/ckpt.pt."),
-    resumable: bool = typer.Option(False, "--resumable", help="--task table: also write "
+                                           "0 for the others.")
+_TRAIN_SIZE = typer.Option(None, "--train-size", min=1, help="Train on a "
+                                             "seeded subset of this many examples (after the carve).")
+_SPLIT_SEED = typer.Option(0, "--split-seed", help="Seed of the dev carve and the training "
+                                   "subset; apart from --seed, so every run shares them.")
+_K = typer.Option(3, "--k", min=1, help="Logic depth K: projection layers per token.")
+_N_LOGIC = typer.Option(None, "--n-logic", min=1, help="Size of the 35 logical "
+                                          "vectors (default: the word embedding size).")
+_PROJECTION = typer.Option("linear", "--projection", help="linear (the paper's L) or "
+                                   "mlp (footnote 4).")
+_EPOCHS = typer.Option(3, "--epochs", min=1)
+_BATCH_SIZE = typer.Option(8, "--batch-size", min=1, help="Examples per micro-batch.")
+_EVAL_BATCH_SIZE = typer.Option(16, "--eval-batch-size", min=1)
+_GRAD_ACCUM = typer.Option(1, "--grad-accum", min=1, help="Micro-batches per optimizer step.")
+_LR = typer.Option(2e-5, "--lr", help="Peak learning rate (AdamW).")
+_LOGIC_LR = typer.Option(None, "--logic-lr", help="Peak learning rate of the "
+                                             "logical layer's new parameters (default: --lr).")
+_NO_BUCKET = typer.Option(False, "--no-bucket", help="Batches in plain shuffled order "
+                                   "(default: of similar length, which cuts padding).")
+_WEIGHT_DECAY = typer.Option(0.01, "--weight-decay")
+_WARMUP = typer.Option(0.1, "--warmup", help="Warm-up fraction of the steps, then linear decay.")
+_CLIP = typer.Option(1.0, "--clip", help="Gradient norm clipping.")
+_MAX_LENGTH = typer.Option(512, "--max-length", help="Input subwords (truncated).")
+_MAX_TARGET_LENGTH = typer.Option(128, "--max-target-length", help="Summary subwords.")
+_NUM_BEAMS = typer.Option(4, "--num-beams", help="Beam size for DialogSum evaluation.")
+_MAX_STEPS = typer.Option(None, "--max-steps", help="Stop after this many "
+                                            "optimizer steps (smoke runs).")
+_LIMIT = typer.Option(None, "--limit", help="Use the first N examples of each split.")
+_SEED = typer.Option(0, "--seed")
+_DEVICE = typer.Option("auto", "--device", help="auto (cuda when available), cpu, cuda, cuda:1.")
+_NO_BF16 = typer.Option(False, "--no-bf16", help="Train in fp32 on GPU too.")
+_RESUME = typer.Option(False, "--resume", help="Continue from OUT/ckpt.pt.")
+_RESUMABLE = typer.Option(False, "--resumable", help="--task table: also write "
                                    "OUT/ckpt.pt after each epoch, for --resume (three times the "
-                                   "model's size; the benchmark tasks always write it)."),
-    no_checkpoint: bool = typer.Option(False, "--no-checkpoint", help="Write neither OUT/ckpt.pt "
+                                   "model's size; the benchmark tasks always write it).")
+_NO_CHECKPOINT = typer.Option(False, "--no-checkpoint", help="Write neither OUT/ckpt.pt "
                                        "(three times the model's size: 276 MB for MiniLM) nor "
                                        "OUT/best/; the best dev weights are kept in memory for "
-                                       "the test. Such a run cannot be resumed."),
-    parser: str = typer.Option("default", "--parser", help="Parser for texts the shards lack."),
-    senses: str = typer.Option("default", "--senses", help="Sense models; 'none' keeps lexicon senses."),
-    annotate_workers: int = typer.Option(1, "--annotate-workers", min=1),
-    log_every: int = typer.Option(10, "--log-every", min=1),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
+                                       "the test. Such a run cannot be resumed.")
+_PARSER = typer.Option("default", "--parser", help="Parser for texts the shards lack.")
+_SENSES = typer.Option("default", "--senses", help="Sense models; 'none' keeps lexicon senses.")
+_ANNOTATE_WORKERS = typer.Option(1, "--annotate-workers", min=1)
+_LOG_EVERY = typer.Option(10, "--log-every", min=1)
+_QUIET = typer.Option(False, "--quiet", "-q", help="No progress output.")
+
+
+def train(
+    task: Optional[TaskName] = _TASK,
+    model: str = _MODEL,
+    data: Optional[Path] = _DATA,
+    train_file: Optional[Path] = _TRAIN_FILE,
+    text_column: Optional[str] = _TEXT_COLUMN,
+    pair_column: Optional[str] = _PAIR_COLUMN,
+    label_column: Optional[str] = _LABEL_COLUMN,
+    choices_column: Optional[str] = _CHOICES_COLUMN,
+    dev_file: Optional[Path] = _DEV_FILE,
+    test_file: Optional[Path] = _TEST_FILE,
+    out: Path = _OUT,
+    logic: LogicSource = _LOGIC,
+    layer: Layer = _LAYER,
+    no_logic: bool = _NO_LOGIC,
+    shards: Optional[Path] = _SHARDS,
+    dev_size: Optional[int] = _DEV_SIZE,
+    train_size: Optional[int] = _TRAIN_SIZE,
+    split_seed: int = _SPLIT_SEED,
+    k: int = _K,
+    n_logic: Optional[int] = _N_LOGIC,
+    projection: str = _PROJECTION,
+    epochs: int = _EPOCHS,
+    batch_size: int = _BATCH_SIZE,
+    eval_batch_size: int = _EVAL_BATCH_SIZE,
+    grad_accum: int = _GRAD_ACCUM,
+    lr: float = _LR,
+    logic_lr: Optional[float] = _LOGIC_LR,
+    no_bucket: bool = _NO_BUCKET,
+    weight_decay: float = _WEIGHT_DECAY,
+    warmup: float = _WARMUP,
+    clip: float = _CLIP,
+    max_length: int = _MAX_LENGTH,
+    max_target_length: int = _MAX_TARGET_LENGTH,
+    num_beams: int = _NUM_BEAMS,
+    max_steps: Optional[int] = _MAX_STEPS,
+    limit: Optional[int] = _LIMIT,
+    seed: int = _SEED,
+    device: str = _DEVICE,
+    no_bf16: bool = _NO_BF16,
+    resume: bool = _RESUME,
+    resumable: bool = _RESUMABLE,
+    no_checkpoint: bool = _NO_CHECKPOINT,
+    parser: str = _PARSER,
+    senses: str = _SENSES,
+    annotate_workers: int = _ANNOTATE_WORKERS,
+    log_every: int = _LOG_EVERY,
+    quiet: bool = _QUIET,
 ) -> None:
     """Fine-tune a model with logic labels (Logical Transformer) or without (--logic none).
 
     Same command on CPU and GPU (bf16 autocast on GPU). Prints progress, writes OUT/metrics.jsonl
-    (and, unless --no-checkpoint, OUT/ckpt.pt and OUT/best/), and prints the final metrics (best
-    dev, test) as one JSON object on the last line of stdout.
+    and, unless --no-checkpoint, OUT/best/ (the model to predict with) and, for the benchmark
+    tasks or with --resumable, OUT/ckpt.pt; prints the final metrics (best dev, test) as one JSON
+    object on the last line of stdout.
     """
     from ..parser import check_parser
     from ..resources import check_device
@@ -219,9 +270,8 @@ _LABEL = typer.Option(None, "--label-column", help="Default: guessed as in train
 _CHOICES = typer.Option(None, "--choices-column", help="A multiple-choice model's choices. "
                         "Default: guessed as in training.")
 _BATCH = typer.Option(32, "--batch-size", min=1)
-_DEVICE = typer.Option("auto", "--device", help="auto (cuda when available), cpu, cuda, cuda:1.")
-_PARSER = typer.Option("default", "--parser", help="Parser for a logical model's texts.")
-_SENSES = typer.Option("default", "--senses", help="Sense models for a logical model's texts.")
+_APPLY_PARSER = typer.Option("default", "--parser", help="Parser for a logical model's texts.")
+_APPLY_SENSES = typer.Option("default", "--senses", help="Sense models for a logical model's texts.")
 
 
 def predict(model: Path = _MODEL, data: Path = _DATA,
@@ -229,8 +279,8 @@ def predict(model: Path = _MODEL, data: Path = _DATA,
                                                "class probabilities here (JSON lines)."),
             text_column: Optional[str] = _TEXT, pair_column: Optional[str] = _PAIR,
             label_column: Optional[str] = _LABEL, choices_column: Optional[str] = _CHOICES,
-            batch_size: int = _BATCH, device: str = _DEVICE, parser: str = _PARSER,
-            senses: str = _SENSES) -> None:
+            batch_size: int = _BATCH, device: str = _DEVICE, parser: str = _APPLY_PARSER,
+            senses: str = _APPLY_SENSES) -> None:
     """Label the rows of a table with a model trained by `logicparse train --task table`.
 
     Prints one JSON object (rows, classes, the predictions file, and the accuracy when the table
@@ -244,8 +294,8 @@ def evaluate(model: Path = _MODEL, data: Path = _DATA,
                                                 "(JSON lines)."),
              text_column: Optional[str] = _TEXT, pair_column: Optional[str] = _PAIR,
              label_column: Optional[str] = _LABEL, choices_column: Optional[str] = _CHOICES,
-             batch_size: int = _BATCH, device: str = _DEVICE, parser: str = _PARSER,
-             senses: str = _SENSES) -> None:
+             batch_size: int = _BATCH, device: str = _DEVICE, parser: str = _APPLY_PARSER,
+             senses: str = _APPLY_SENSES) -> None:
     """Score a model trained by `logicparse train --task table` on a labelled table.
 
     Prints one JSON object with the accuracy (and rows, correct, classes) as the last line of
