@@ -27,7 +27,7 @@ run: setup
 	$(VENV)/bin/logicparse shards stats out/sample
 
 # The service page's browser tests need Chromium; without it they are skipped, and said so.
-CHROMIUM_NOTE := echo "NOTE: Chromium is not installed, so the browser tests of the service page (tests/test_service_page.py) were SKIPPED. Install Debian's package to run them: sudo apt-get install chromium"
+CHROMIUM_NOTE := echo "NOTE: Chromium is not installed, so the browser tests of the service page (tests/service/test_service_page.py) were SKIPPED. Install Debian's package to run them: sudo apt-get install chromium"
 
 test: setup
 	$(PY) -m pytest -q -rs tests; status=$$?; \

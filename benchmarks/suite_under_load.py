@@ -6,7 +6,7 @@ printing each run's outcome, its duration and the load average. Nothing it print
 figure: a run under load is slower by design.
 
     python benchmarks/suite_under_load.py                    # 3 runs, one spinner per core
-    python benchmarks/suite_under_load.py --load 0 -- -x tests/test_service_pool.py
+    python benchmarks/suite_under_load.py --load 0 -- -x tests/service/test_service_pool.py
                                                              # beside other work (a training run)
 
 The spinners stop when the script ends, however it ends: each one exits as soon as its parent is

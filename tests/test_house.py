@@ -22,3 +22,20 @@ def test_no_function_is_over_100_lines():
                 if n > 100:
                     long[f"{p.relative_to(PACKAGE)}:{node.name}"] = n
     assert long == {}
+
+
+def test_tests_are_laid_out_like_the_package():
+    """A test of a package folder lives in the folder of that name under tests/ (the fixtures and
+    the tests of top-level modules stay at tests/)."""
+    tests = Path(__file__).parent
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    keywords = {"keywords": "senses"}  # the keyword decisions are the senses package's rules
+    misplaced = []
+    for p in tests.rglob("test_*.py"):
+        area = p.stem.split("_")[1] if p.stem.count("_") else ""
+        want = keywords.get(area, area if area in folders else None)
+        where = p.parent.name if p.parent != tests else None
+        if want != where:
+            misplaced.append(str(p.relative_to(tests)))
+    assert misplaced == []
+    assert {p.parent.name for p in tests.glob("*/test_*.py")} <= folders

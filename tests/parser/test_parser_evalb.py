@@ -10,7 +10,7 @@ import pytest
 from logicparse.errors import DataFormatError
 from logicparse.parser import evalb as E
 
-SAMPLE = Path(__file__).parent / "fixtures" / "parser" / "evalb_sample"
+SAMPLE = Path(__file__).parents[1] / "fixtures" / "parser" / "evalb_sample"
 
 
 def _lines(name: str) -> list[str]:

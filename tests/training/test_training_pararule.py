@@ -15,7 +15,7 @@ from logicparse.training.pararule import (balanced_rows, best_single_word, build
                                           check_released, closure, parse_context, read_rows, truth)
 from logicparse.training.tasks import get_task, split_files
 
-PARA = Path(__file__).parent / "fixtures" / "modeling" / "pararule_plus"
+PARA = Path(__file__).parents[1] / "fixtures" / "modeling" / "pararule_plus"
 # A released depth-3 context (NegationRule-Animal-D3-484) where "not strong" must be read only once
 # nothing can derive "strong": the tiger is dull and rough, so heavy, so (not furry) awful, so strong.
 TIGER = ("The tiger is dull. The tiger is rough. The rabbit is furry. If something is not strong "
@@ -194,7 +194,7 @@ def test_the_table_reports_depth_and_negation_and_the_random_control(tmp_path, c
         (data / name).write_bytes((PARA / name).read_bytes())
     build_balanced(str(data), sizes=(24, 8, 12), seed=1)
     spec = importlib.util.spec_from_file_location(
-        "downstream_table", Path(__file__).parents[1] / "benchmarks" / "downstream_table.py")
+        "downstream_table", Path(__file__).parents[2] / "benchmarks" / "downstream_table.py")
     table = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(table)
     cfg = TrainConfig(task="pararule-balanced", data=str(data), train_size=24, dev_size=0)

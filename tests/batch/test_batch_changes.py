@@ -23,7 +23,7 @@ from logicparse.batch.changes import file_stats
 from logicparse.batch.inputs import ReadOptions, read_documents, resolve_inputs
 from logicparse.cli import _register, app
 
-FIX = Path(__file__).parent / "fixtures" / "batch"
+FIX = Path(__file__).parents[1] / "fixtures" / "batch"
 sys.path.insert(0, str(FIX))  # the flat fake pipeline, found by the worker processes
 _register()
 

@@ -11,9 +11,9 @@ from logicparse.resources import ANNOTATIONS_DIR
 from logicparse.senses.data import (LABELS, Annotation, data_hash, gdtb_annotations, gold_relation,
                                     read_annotations, read_hand, write_annotations)
 
-FIXTURES = Path(__file__).parent / "fixtures" / "senses"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "senses"
 GDTB = FIXTURES / "gdtb"
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("sense,relation", [

@@ -15,7 +15,7 @@ from test_training_usertable import ROWS, write
 from logicparse.cli import _register, app
 from logicparse.training.comparison_report import verdict
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONJ = ROOT.parent / "shared" / "data" / "tasks" / "conjnli"
 
 

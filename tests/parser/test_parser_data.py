@@ -10,7 +10,7 @@ from logicparse.parser.evalb import evalb, score_sentence
 from logicparse.parser.treebank import clean_tree, read_trees, strip_label
 from logicparse.ptb import raw_tokens, split_trees
 
-FIX = Path(__file__).parent / "fixtures" / "parser"
+FIX = Path(__file__).parents[1] / "fixtures" / "parser"
 
 
 def test_strip_label():

@@ -21,7 +21,7 @@ from logicparse.modeling import (LogicAligner, LogicDataCollator, annotate_datas
                                  bundled_model_path, documents_by_text, logical_embedding,
                                  logicalize)
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "modeling.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "modeling.md"
 CAUSE_KEY = 27
 
 

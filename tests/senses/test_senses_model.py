@@ -19,7 +19,7 @@ from logicparse.senses.features import Occurrence
 from logicparse.taxonomy import keywords
 
 pytestmark = pytest.mark.slow
-FIXTURES = Path(__file__).parent / "fixtures" / "senses"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "senses"
 
 
 def _query(a) -> SenseQuery:

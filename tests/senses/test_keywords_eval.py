@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from logicparse.resources import ANNOTATIONS_DIR
 from logicparse.senses.data import Annotation, read_annotations, write_annotations
 
-TINY = Path(__file__).parent / "fixtures" / "keywords" / "tiny.jsonl"
+TINY = Path(__file__).parents[1] / "fixtures" / "keywords" / "tiny.jsonl"
 
 
 def run(*args):
@@ -108,7 +108,7 @@ def test_ptb_tmp_labels_from_function_tags(tmp_path):
     occurrence keeps its tree; the command writes them and the rules can be scored on them."""
     from logicparse.senses.data import ptb_tmp_annotations
 
-    src = Path(__file__).parent / "fixtures" / "keywords" / "tmp_sample.mrg"
+    src = Path(__file__).parents[1] / "fixtures" / "keywords" / "tmp_sample.mrg"
     anns = ptb_tmp_annotations(src)
     assert [(a.text[a.char_start:a.char_end + 5], a.label) for a in anns] == [
         ("in its ", "none"), ("in 1956", "temporal"), ("in heav", "none"), ("in clos", "temporal")]

@@ -14,7 +14,7 @@ from logicparse.parser import load_parser
 from logicparse.parser.loading import BUNDLED_DIR
 from logicparse.ptb import escape
 
-FIX = Path(__file__).parent / "fixtures" / "parser"
+FIX = Path(__file__).parents[1] / "fixtures" / "parser"
 
 
 @pytest.fixture(scope="module")

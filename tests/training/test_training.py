@@ -20,7 +20,7 @@ from logicparse.modeling import from_pretrained, logical_embedding
 from logicparse.training import TrainConfig, read_dialogsum, read_dream, read_logiqa, train
 from logicparse.training.labels import annotate_missing, texts_of
 
-FIX = Path(__file__).parent / "fixtures" / "modeling"
+FIX = Path(__file__).parents[1] / "fixtures" / "modeling"
 
 
 class FlatAnnotator:

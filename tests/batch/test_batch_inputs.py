@@ -12,7 +12,7 @@ from logicparse.batch.inputs import (ReadOptions, count_documents, decode, read_
                                      resolve_inputs)
 from logicparse.errors import DataFormatError
 
-FIX = Path(__file__).parent / "fixtures" / "batch"
+FIX = Path(__file__).parents[1] / "fixtures" / "batch"
 CORPUS = FIX / "corpus"
 
 

@@ -22,7 +22,7 @@ import pytest
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "service"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "service"
 
 pytestmark = [
     pytest.mark.slow,

@@ -26,7 +26,7 @@ from logicparse.tokens import ARROW_SCHEMA
 
 pytestmark = pytest.mark.slow
 
-FIX = Path(__file__).parent / "fixtures" / "batch"
+FIX = Path(__file__).parents[1] / "fixtures" / "batch"
 CORPUS = FIX / "corpus"
 # Worker processes are spawned: they find the fault-injecting pipeline through sys.path.
 sys.path.insert(0, str(FIX))

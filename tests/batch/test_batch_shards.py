@@ -211,7 +211,7 @@ def test_worker_trims_the_heap_after_every_chunk(monkeypatch):
 
     from logicparse.batch import worker
 
-    monkeypatch.syspath_prepend(str(Path(__file__).parent / "fixtures" / "batch"))
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "fixtures" / "batch"))
     events = []
     monkeypatch.setattr(worker, "_libc_malloc_trim", lambda: lambda pad: events.append("trim"))
     annotator = worker.ChunkAnnotator(worker.WorkerSpec(factory="fake_pipeline:flat"))

@@ -13,7 +13,7 @@ from logicparse.batch.raydata import RayEngine
 from logicparse.batch.worker import Chunk, WorkerSpec
 from logicparse.cli import _register, app
 
-FIX = Path(__file__).parent / "fixtures" / "batch"
+FIX = Path(__file__).parents[1] / "fixtures" / "batch"
 CORPUS = FIX / "corpus"
 
 
