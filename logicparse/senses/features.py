@@ -103,8 +103,9 @@ class Encoder:
         self.runtime = runtime
         self._onnx = None  # chosen at the first pass: an export costs seconds, not every user encodes
 
-    def _hidden_states(self, enc, top: int) -> list:
-        """Hidden states 0 to ``top`` of a tokenized batch, as numpy arrays."""
+    def _hidden_states(self, enc, layers: Sequence[int]) -> dict:
+        """``{layer: [batch, tokens, hidden] numpy array}`` of a tokenized batch, for ``layers``
+        only (the blocks above the highest are not run, the layers below not copied out)."""
         import torch
 
         if self._onnx is None:
@@ -118,10 +119,12 @@ class Encoder:
 
             self._onnx = choose_runtime(self.runtime, ENV, self.device, "sense encoder",
                                         build) or False
+        top = max(layers)
         if self._onnx:
-            return self._onnx(enc["input_ids"].numpy(), enc["attention_mask"].numpy(), top)
+            states = self._onnx(enc["input_ids"].numpy(), enc["attention_mask"].numpy(), top)
+            return {l: states[l] for l in layers}
         states = self._upto(top)(**enc.to(self.device), output_hidden_states=True).hidden_states
-        return [s.float().cpu().numpy() for s in states]
+        return {l: states[l].float().cpu().numpy() for l in layers}
 
     def _fingerprint(self) -> str:
         """A hash of the weights: identifies the encoder whatever name or path it was loaded by."""
@@ -217,7 +220,7 @@ class Encoder:
                                      return_special_tokens_mask=True, return_tensors="pt")
                 offsets = enc.pop("offset_mapping").tolist()
                 special = enc.pop("special_tokens_mask").tolist()
-                states = self._hidden_states(enc, max(layers))
+                states = self._hidden_states(enc, layers)
                 for row, i in enumerate(batch):
                     w = windows[i]
                     real = [o if not s else (0, 0) for o, s in zip(offsets[row], special[row])]

@@ -35,8 +35,9 @@ def supported(model) -> bool:
             and isinstance(blocks, torch.nn.ModuleList) and hasattr(model, "embeddings"))
 
 
-def _names(model) -> list[str]:
-    return OnnxEncoder(Path(), len(model.encoder.layer))._names
+def block_files(n_blocks: int) -> list[str]:
+    """The exported files: the embeddings, then each transformer layer."""
+    return ["embeddings.onnx"] + [f"block{i}.onnx" for i in range(n_blocks)]
 
 
 def additive_mask(attention_mask: np.ndarray) -> np.ndarray:
@@ -55,7 +56,7 @@ class OnnxEncoder:
     def __init__(self, folder: Path, n_blocks: int, threads: int = 1):
         self.folder = Path(folder)
         self.threads = threads
-        self._names = ["embeddings.onnx"] + [f"block{i}.onnx" for i in range(n_blocks)]
+        self._names = block_files(n_blocks)
         self._sessions: dict[str, object] = {}
 
     @classmethod
@@ -100,7 +101,7 @@ def exported_blocks(model, tokenizer, fingerprint: str) -> Path:
         check(model, tokenizer, tmp)
 
     return cached_files(cache_dir() / "onnx-encoder" / model_key(model, fingerprint)[:32],
-                        _names(model), build)
+                        block_files(len(model.encoder.layer)), build)
 
 
 class _Block(torch.nn.Module):
