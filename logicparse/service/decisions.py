@@ -8,9 +8,9 @@ They are found again from the Document itself: detection over each sentence's to
 if it decides ``none`` on the sentence's tree, otherwise the sense classifier. No encoder runs.
 
 A rule's reason is the case it matched: each ``return None`` of the rules carries a comment that
-names its case (``return None  # particle ("coming in")``), and the rule is run once more with a
-profiler that notes which of those lines returned, so the reason is the rules' own words and
-cannot drift from them.
+names its case (``return None  # particle ("coming in")``), and the rule is run under a profiler
+that notes which of those lines returned, so the reason is the rules' own words and cannot drift
+from them.
 """
 
 from __future__ import annotations
@@ -52,9 +52,16 @@ def _case(path: str, line: int):
 
 
 def rule_reason(keyword: str, tree, start: int, end: int) -> str:
-    """Why the tree rule decides ``none`` here: the rule function and the case its ``return None``
-    comment names (the outermost such line that returned), e.g. ``tree rule _in: particle
-    ("coming in")``; the generic reason when the returning line has no comment."""
+    """Why the tree rule decides ``none`` here (see :func:`rule_decision`); the generic reason
+    where it decides otherwise."""
+    return rule_decision(keyword, tree, start, end)[1] or REASONS["rule"]
+
+
+def rule_decision(keyword: str, tree, start: int, end: int) -> tuple:
+    """(the tree rule's decision, why it is ``none``), the rule run once: the reason is the rule
+    function and the case its ``return None`` comment names (the outermost such line that
+    returned), e.g. ``tree rule _in: particle ("coming in")``; the generic reason when the
+    returning line has no comment; None when the rule does not decide ``none``."""
     returned: list[tuple[int, str, int]] = []  # (depth, file, line) of each None returned
     depth = [0]
 
@@ -70,14 +77,16 @@ def rule_reason(keyword: str, tree, start: int, end: int) -> str:
     previous = sys.getprofile()
     sys.setprofile(profile)
     try:
-        decide(keyword, tree, start, end)
+        decision = decide(keyword, tree, start, end)
     finally:
         sys.setprofile(previous)
+    if decision is not None:
+        return decision, None
     for _, path, line, name in sorted(returned):
         case = _case(path, line)
         if case:
-            return f"tree rule {name}: {case}"
-    return REASONS["rule"]
+            return None, f"tree rule {name}: {case}"
+    return None, REASONS["rule"]
 
 
 @dataclass
@@ -105,9 +114,8 @@ def decided_none(doc: Document, senses, mapping: str = "default") -> list[NoneDe
                 continue
             if rules and tree is None:
                 tree = read_tree(bracketed)
-            ruled = rules and decide(m.keyword.text, tree, m.start, m.end) is None
-            reason = rule_reason(m.keyword.text, tree, m.start, m.end) if ruled \
-                else REASONS["classifier"]
+            reason = rule_decision(m.keyword.text, tree, m.start, m.end)[1] if rules else None
             out.append(NoneDecision(" ".join(tokens[m.start:m.end]), [[a + m.start, a + m.end]],
-                                    s, "rule" if ruled else "classifier", reason))
+                                    s, "rule" if reason else "classifier",
+                                    reason or REASONS["classifier"]))
     return out
