@@ -239,11 +239,11 @@ def read_table_splits(files: dict, columns: dict, dev_size: Optional[int]) -> tu
     ``described`` says what was read, for the run's output."""
     names, train_rows = read_rows(files["train"])
     cols = choose_columns(files["train"], names, **columns)
-    splits, classes = {}, None
     if cols.choices:
-        splits["train"], classes = choice_examples(files["train"], train_rows, cols), ()
+        train, classes = choice_examples(files["train"], train_rows, cols), ()
     else:
-        splits["train"], classes = examples(files["train"], train_rows, cols)
+        train, classes = examples(files["train"], train_rows, cols)
+    splits = {"train": train}
     for split in ("dev", "test"):
         if files.get(split):
             split_names, rows = read_rows(files[split])
