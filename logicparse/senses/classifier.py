@@ -24,10 +24,10 @@ import numpy as np
 from ..errors import Errors, InputTextError, ModelLoadError
 from ..resources import file_sha256, sense_models_dir
 from ..taxonomy import keywords as taxonomy_keywords
-from . import SenseDecision, SenseQuery
 from .data import NONE
 from .decide import lexicon_decision
 from .features import DEFAULT_ENCODER, Encoder, Occurrence, assemble, pooling_parts
+from .model import SenseDecision, SenseQuery
 
 
 META = "meta.json"

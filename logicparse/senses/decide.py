@@ -14,7 +14,7 @@ import logging
 from typing import Optional, Sequence
 
 from ..taxonomy import by_keyword_lists, keywords as taxonomy_keywords
-from . import SenseDecision, SenseQuery
+from .model import SenseDecision, SenseQuery
 from .rules import CONNECTIVE, UNDECIDED, decide
 
 logger = logging.getLogger(__name__)

@@ -23,8 +23,8 @@ from typing import Optional, Sequence
 
 from ..taxonomy import keywords as taxonomy_keywords
 from ..trees import ParseTree, read_tree
-from . import SenseDecision
 from .data import NONE, Annotation, token_span
+from .model import SenseDecision
 
 
 def decide_annotations(model, annotations: Sequence[Annotation],
