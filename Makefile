@@ -36,7 +36,7 @@ test: setup
 
 # The suite 3 times in a row with every core kept busy: a test that depends on timing fails here.
 test-loaded: setup
-	$(PY) benchmarks/suite_under_load.py
+	$(PY) benchmarks/speed/suite_under_load.py
 
 # Mutation testing of the code that scores, decides and verifies (scope: [tool.mutmut] in
 # pyproject.toml; survivors and why they are harmless: docs/testing.md). Each mutant's tests run in
@@ -58,7 +58,7 @@ mutate: setup
 	echo "Not killed:"; $(VENV)/bin/mutmut results; exit $$status
 
 bench: setup
-	for b in benchmarks/[!_]*.py; do $(PY) $$b || exit 1; done
+	for b in benchmarks/*/[!_]*.py; do $(PY) $$b || exit 1; done
 
 clean:
 	rm -rf out build dist *.egg-info

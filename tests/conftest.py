@@ -15,9 +15,10 @@ import pytest  # noqa: E402
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
-def benchmark_module(name: str):
-    """``benchmarks/<name>.py`` loaded as a module: what a robustness case writes, a test can too."""
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+def benchmark_module(path: str):
+    """``benchmarks/<path>.py`` (``"robustness/_received_files"``) loaded as a module: what a
+    robustness case writes, a test can too."""
+    spec = importlib.util.spec_from_file_location(Path(path).name, BENCHMARKS / f"{path}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -140,7 +140,7 @@ def test_a_run_on_a_gpu_saves_and_restores_that_gpu_stream(monkeypatch):
 
 
 # the writer the robustness cases use
-write_zip_bomb = benchmark_module("_received_files").write_zip_bomb
+write_zip_bomb = benchmark_module("robustness/_received_files").write_zip_bomb
 
 
 def test_a_zip_bomb_is_refused_from_its_directory_before_it_is_inflated(tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).parents[1] / "benchmarks" / "suite_under_load.py"
+SCRIPT = Path(__file__).parents[1] / "benchmarks" / "speed" / "suite_under_load.py"
 spec = importlib.util.spec_from_file_location("suite_under_load", SCRIPT)
 under_load = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(under_load)

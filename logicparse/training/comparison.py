@@ -1,5 +1,6 @@
 """Does logic help training on this data? The label sources side by side, several seeds each
-(``logicparse compare``; ``benchmarks/downstream_table.py`` runs the same for the benchmark tasks).
+(``logicparse compare``; ``benchmarks/downstream/downstream_table.py`` runs the same for the
+benchmark tasks).
 
 Every missing cell (source × seed, all with the same training size, epochs and learning rate) is
 trained, one model at a time, and appended as one JSON object to the results file; a rerun skips

@@ -5,7 +5,7 @@ words carries the class's label (``conditional:alpha`` for class 0, ``causal:alp
 at its shallowest layer, and another span a distractor label drawn alike for both classes. The text
 says nothing about the class, so a plain model stays at chance; a logical model learns the task
 only if its labels reach its logits with enough weight for ordinary fine-tuning to find them.
-``benchmarks/positive_control.py`` runs it on a real model.
+``benchmarks/downstream/positive_control.py`` runs it on a real model.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from logicparse.errors import DataFormatError, LogicparseError
 from logicparse.tokens import ARROW_SCHEMA, SCHEMA_VERSION
 
 # the writer the robustness cases use
-write_foreign = benchmark_module("_received_files").write_finished_run
+write_foreign = benchmark_module("robustness/_received_files").write_finished_run
 
 
 def readers(path):

@@ -21,7 +21,7 @@ from logicparse.training.labels import (annotate_missing, digest, labels_for, pa
 from logicparse.training.tasks import carve
 
 CONJ = FIX / "conjnli"
-TABLE = Path(__file__).parents[2] / "benchmarks" / "downstream_table.py"
+TABLE = Path(__file__).parents[2] / "benchmarks" / "downstream" / "downstream_table.py"
 
 
 # --- reader ----------------------------------------------------------------------------------

@@ -178,8 +178,8 @@ def test_best_single_word_counts_presence_and_absence():
 
 
 def test_the_table_reports_depth_and_negation_and_the_random_control(tmp_path, capsys):
-    """Known answers through benchmarks/downstream_table.py --report: default right on every test
-    statement, random right on the true ones, none on none of the negated ones."""
+    """Known answers through benchmarks/downstream/downstream_table.py --report: default right on
+    every test statement, random right on the true ones, none on none of the negated ones."""
     import importlib.util
 
     from test_training import FlatAnnotator
@@ -194,7 +194,8 @@ def test_the_table_reports_depth_and_negation_and_the_random_control(tmp_path, c
         (data / name).write_bytes((PARA / name).read_bytes())
     build_balanced(str(data), sizes=(24, 8, 12), seed=1)
     spec = importlib.util.spec_from_file_location(
-        "downstream_table", Path(__file__).parents[2] / "benchmarks" / "downstream_table.py")
+        "downstream_table",
+        Path(__file__).parents[2] / "benchmarks" / "downstream" / "downstream_table.py")
     table = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(table)
     cfg = TrainConfig(task="pararule-balanced", data=str(data), train_size=24, dev_size=0)

@@ -1,7 +1,7 @@
 """Cost of the keyword decisions: annotating a corpus with them on vs ``senses=None``.
 
-    python benchmarks/senses_overhead.py [--corpus ../shared/data/corpora/inaugural] [--limit N]
-    python benchmarks/senses_overhead.py --trees    # no parser: annotate_trees over parsed trees
+    python benchmarks/speed/senses_overhead.py [--corpus ../shared/data/corpora/inaugural] [--limit N]
+    python benchmarks/speed/senses_overhead.py --trees    # no parser: annotate_trees over parsed trees
 
 Default mode: one Annotator's parser is shared by both runs (loaded once, outside the timing),
 and each run annotates every ``*.txt`` file of the corpus with ``pipe``; the ratio is

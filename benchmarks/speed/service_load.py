@@ -8,8 +8,8 @@
 
 Prints readable lines, then one JSON object as the last line of stdout.
 
-    python benchmarks/service_load.py                      # 8 clients, 60 s, service defaults
-    python benchmarks/service_load.py --senses none --duration 20
+    python benchmarks/speed/service_load.py                      # 8 clients, 60 s, service defaults
+    python benchmarks/speed/service_load.py --senses none --duration 20
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Batch cases of benchmarks/robustness.py: what a corpus holds (files, records, manifests)."""
+"""Batch cases of benchmarks/robustness/robustness.py: what a corpus holds (files, records,
+manifests)."""
 
 from __future__ import annotations
 

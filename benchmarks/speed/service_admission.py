@@ -11,8 +11,8 @@ limit, how the others are refused, and how long a one-sentence request waits bes
 
 Prints readable lines, then one JSON object as the last line of stdout.
 
-    python benchmarks/service_admission.py                       # 10 requests, defaults
-    python benchmarks/service_admission.py --requests 4 --limit 60 -- --timeout 60
+    python benchmarks/speed/service_admission.py                       # 10 requests, defaults
+    python benchmarks/speed/service_admission.py --requests 4 --limit 60 -- --timeout 60
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ is reported. Peak memory: on GPU torch.cuda.max_memory_allocated per variant; on
 resident size of a fresh child process per variant (torch's CPU allocations are invisible to
 tracemalloc).
 
-    python benchmarks/modeling_throughput.py                      # MiniLM, DREAM-like batch
-    python benchmarks/modeling_throughput.py --device cuda --batch 8 --seq 512
+    python benchmarks/speed/modeling_throughput.py                      # MiniLM, DREAM-like batch
+    python benchmarks/speed/modeling_throughput.py --device cuda --batch 8 --seq 512
 
 Prints a table and, last, one JSON object.
 """

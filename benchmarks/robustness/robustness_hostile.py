@@ -1,6 +1,6 @@
-"""Cases 24-31 of benchmarks/robustness.py: hostile files and runs. Every command a case starts
-is bounded in time and in its main process's RSS (robustness_hostile_runs.bounded), and killed
-with its descendants past either bound.
+"""Cases 24-31 of benchmarks/robustness/robustness.py: hostile files and runs. Every command a
+case starts is bounded in time and in its main process's RSS (robustness_hostile_runs.bounded),
+and killed with its descendants past either bound.
 
 24. `annotate --engine ray` on one machine: every socket of the run's processes (GCS, raylet,
     driver, workers) listens on loopback only, and no Ray process is left once it ends;

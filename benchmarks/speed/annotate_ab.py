@@ -1,8 +1,8 @@
 """Two checkouts of logicparse, back to back: ``logicparse annotate`` end to end, old, new, old,
 new (``--rounds``), then the trees and labels of the two compared.
 
-    python benchmarks/annotate_ab.py --old ../main-at-commit [--new .] [--corpus DIR] [--workers 2]
-    python benchmarks/annotate_ab.py --compare OLD_SHARDS NEW_SHARDS      # identity only
+    python benchmarks/speed/annotate_ab.py --old ../main-at-commit [--new .] [--corpus DIR] [--workers 2]
+    python benchmarks/speed/annotate_ab.py --compare OLD_SHARDS NEW_SHARDS      # identity only
 
 Each run is the command a user types (``--workers``, the other options at their defaults, so
 the sense classifiers run too), in a fresh process tree with the checkout first on
@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CORPUS = ROOT.parent / "shared" / "data" / "corpora" / "inaugural"
 
 

@@ -1,6 +1,6 @@
 """Does logic help training? One task, four label sources side by side, several seeds each.
 
-    python benchmarks/downstream_table.py --task conjnli --data DIR \\
+    python benchmarks/downstream/downstream_table.py --task conjnli --data DIR \\
         --seeds 0 1 2 --logic none default shuffled all-e --train-size 3000 --epochs 6 --lr 1e-4
 
 Runs every missing cell (source x seed, all with the same training size, epochs and learning
@@ -37,7 +37,7 @@ from logicparse.errors import DataFormatError  # noqa: E402
 from logicparse.training.comparison import ORDER, CompareConfig  # noqa: E402
 from logicparse.training.comparison_report import compare_sources  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
+RESULTS = Path(__file__).resolve().parents[1] / "results"  # benchmarks/results/
 
 
 def main(argv=None) -> int:
@@ -72,7 +72,7 @@ def main(argv=None) -> int:
         logic_lr=args.logic_lr, layer=args.layer, batch_size=args.batch_size,
         max_length=args.max_length, model=args.model, shards=args.shards,
         annotate_workers=args.annotate_workers, work=args.work, plot=args.plot,
-        results=str(args.results or HERE / "results" / f"downstream_{args.task}.jsonl"),
+        results=str(args.results or RESULTS / f"downstream_{args.task}.jsonl"),
         report_only=args.report, no_report=args.no_report, as_recorded=args.as_recorded)
     try:
         summary = compare_sources(cfg)

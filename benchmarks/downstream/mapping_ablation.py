@@ -1,6 +1,6 @@
 """The default mapping's rules, each switched off in turn: GDTB figures with and without it.
 
-    python benchmarks/mapping_ablation.py --gdtb ../shared/data/gdtb [--split dev|train]
+    python benchmarks/downstream/mapping_ablation.py --gdtb ../shared/data/gdtb [--split dev|train]
         [--trees gold|DIR] [--rules NAME ...]
 
 ``--trees DIR`` takes saved parser trees (``logicparse mapping eval --trees parser --save-trees

@@ -1,6 +1,6 @@
 """Parser speed: load time, sentences/s parsing a treebank's sentences in batches, peak RSS.
 
-    python benchmarks/parser_speed.py [--treebank ../shared/data/treebanks/ptb_wsj23.mrg]
+    python benchmarks/speed/parser_speed.py [--treebank ../shared/data/treebanks/ptb_wsj23.mrg]
                                       [--parser default] [--batch-size 64] [--threads 2]
 
 Only speed is measured here (the trees are not scored; `logicparse parser eval` scores them).

@@ -1,6 +1,6 @@
-"""Cases 24, 27, 30 and 31 of benchmarks/robustness.py (listed in robustness_hostile.py): runs that
-start servers, checkpoints and training inputs from elsewhere, worker processes; with the bounded
-run every hostile case uses."""
+"""Cases 24, 27, 30 and 31 of benchmarks/robustness/robustness.py (listed in
+robustness_hostile.py): runs that start servers, checkpoints and training inputs from elsewhere,
+worker processes; with the bounded run every hostile case uses."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""What the cases of benchmarks/robustness.py share: the check record, the real commands."""
+"""What the cases of benchmarks/robustness/robustness.py share: the check record, the real
+commands."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from service_load import run_server  # this folder is on sys.path when run as a script
+# This folder is on sys.path when run as a script; service_load.py is in benchmarks/speed/.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "speed"))
+from service_load import run_server  # noqa: E402
 
 SENTENCE = "She left early since she had a train to catch."
 CLI = [sys.executable, "-c", "from logicparse.cli import main; main()"]

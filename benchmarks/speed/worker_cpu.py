@@ -2,7 +2,7 @@
 busy machine distorts less than wall time (not a timing; compare two checkouts on the same
 machine, close together in time).
 
-    PYTHONPATH=CHECKOUT python benchmarks/worker_cpu.py [--corpus DIR] [--step 6] [--senses none]
+    PYTHONPATH=CHECKOUT python benchmarks/speed/worker_cpu.py [--corpus DIR] [--step 6] [--senses none]
 
 One process, one thread, the worker's own code (``ChunkAnnotator``) over every ``--step``-th
 ``*.txt`` of ``--corpus``, chunked as ``logicparse annotate`` chunks one shard. Prints one JSON
@@ -18,7 +18,7 @@ import resource
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def main() -> None:

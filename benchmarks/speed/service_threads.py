@@ -5,7 +5,7 @@ On a CPU that other work shares (other workers, other jobs), several intra-op th
 each other; one sentence is too little work to split. Prints readable lines, then one JSON object
 as the last line of stdout.
 
-    python benchmarks/service_threads.py [--parser default] [--n 30]
+    python benchmarks/speed/service_threads.py [--parser default] [--n 30]
 """
 
 from __future__ import annotations

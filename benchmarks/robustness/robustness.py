@@ -47,8 +47,8 @@ ends by itself even on code that hangs or grows.
 
 Prints one line per check, then one JSON object as the last line of stdout.
 
-    python benchmarks/robustness.py                 # all cases
-    python benchmarks/robustness.py --cases 1 3     # some
+    python benchmarks/robustness/robustness.py                 # all cases
+    python benchmarks/robustness/robustness.py --cases 1 3     # some
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ from robustness_hostile import CASES as HOSTILE
 from robustness_received import CASES as RECEIVED
 from robustness_service import (case_amplification, case_http_details, case_one_request_holds,
                                 case_protocol, case_starvation)
-from service_load import rss_mb  # this folder is on sys.path when run as a script
+from service_load import rss_mb  # benchmarks/speed/, put on sys.path by robustness_common
 
 
 # --- 1 ----------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ them: a 200 MB .jsonl file (2,000 records of 100,000 characters) is written to a
 folder, read with the batch run's reader, and its documents hashed as a run hashes them. Once
 with ASCII text, once with accented text (UTF-8 encoding is slower for it).
 
-    python benchmarks/input_digest.py
+    python benchmarks/speed/input_digest.py
 """
 
 import json

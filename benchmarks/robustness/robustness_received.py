@@ -1,5 +1,5 @@
-"""Cases 19-23 of benchmarks/robustness.py: files received from someone else, and inputs that
-change under a run.
+"""Cases 19-23 of benchmarks/robustness/robustness.py: files received from someone else, and
+inputs that change under a run.
 
 19. a run folder whose checkpoint runs code when unpickled (`parser train --resume` on
     OUT/checkpoint.pt, `train --resume` on OUT/ckpt.pt), an empty and a garbage one: exit 2 with
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from robustness_common import CLI, CORPUS, annotate, check, corpus_jsonl, rows_of
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PARSER_FIX = ROOT / "tests" / "fixtures" / "parser"
 CONJ_FIX = ROOT / "tests" / "fixtures" / "modeling" / "conjnli"
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]")

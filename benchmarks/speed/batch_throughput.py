@@ -1,6 +1,6 @@
 """Batch annotation throughput, overhead over bare parsing, memory, and kill-and-resume.
 
-    python benchmarks/batch_throughput.py [--corpus ../shared/data/corpora/inaugural]
+    python benchmarks/speed/batch_throughput.py [--corpus ../shared/data/corpora/inaugural]
 
 What it runs, in one process tree, one after the other (the machine should be otherwise idle):
 
@@ -31,7 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CORPUS = ROOT.parent / "shared" / "data" / "corpora" / "inaugural"
 LOGICPARSE = [sys.executable, "-c", "from logicparse.cli import main; main()"]
 

@@ -1,6 +1,7 @@
 """What the corpus benchmarks share: the offline environment, their corpus options, the texts.
 
-Imported by the scripts beside it (``python benchmarks/NAME.py`` puts this folder on the path).
+Imported by the scripts beside it (``python benchmarks/speed/NAME.py`` puts this folder on the
+path).
 """
 
 import argparse
@@ -12,7 +13,7 @@ from logicparse.resources import offline_environment
 offline_environment()
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def corpus_arguments(doc: str) -> argparse.ArgumentParser:

@@ -5,7 +5,7 @@ Needs a GPU to finish in reasonable time, and DREAM's texts annotated once (the 
 annotates them into the shard cache with the bundled parser; or pass --shards from
 `logicparse annotate`).
 
-    python benchmarks/modeling_dream_table.py --data ../shared/data/tasks/dream --out out/table2
+    python benchmarks/downstream/modeling_dream_table.py --data ../shared/data/tasks/dream --out out/table2
 
 Prints a Markdown table and, last, one JSON object.
 """

@@ -1,6 +1,6 @@
 """Detection + mapping + layering on given trees (no parser): sentences per second on one core.
 
-    python benchmarks/mapping_speed.py [--treebank ../shared/data/treebanks/ptb_wsj22.mrg] [--repeat 5]
+    python benchmarks/speed/mapping_speed.py [--treebank ../shared/data/treebanks/ptb_wsj22.mrg] [--repeat 5]
 
 Times `annotate_trees` one sentence at a time over every tree of the treebank (reading the
 bracketed string included), best of --repeat runs, for both mappings in the same process,
@@ -18,7 +18,7 @@ from logicparse import annotate_trees  # noqa: E402
 from logicparse.ptb import split_trees  # noqa: E402
 
 ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-ap.add_argument("--treebank", default=str(Path(__file__).resolve().parents[1].parent / "shared/data/treebanks/ptb_wsj22.mrg"))
+ap.add_argument("--treebank", default=str(Path(__file__).resolve().parents[2].parent / "shared/data/treebanks/ptb_wsj22.mrg"))
 ap.add_argument("--repeat", type=int, default=5)
 args = ap.parse_args()
 

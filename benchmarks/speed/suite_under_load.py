@@ -5,8 +5,8 @@ keeps ``--load`` processes spinning (one per core by default) and runs the suite
 printing each run's outcome, its duration and the load average. Nothing it prints is a benchmark
 figure: a run under load is slower by design.
 
-    python benchmarks/suite_under_load.py                    # 3 runs, one spinner per core
-    python benchmarks/suite_under_load.py --load 0 -- -x tests/service/test_service_pool.py
+    python benchmarks/speed/suite_under_load.py                    # 3 runs, one spinner per core
+    python benchmarks/speed/suite_under_load.py --load 0 -- -x tests/service/test_service_pool.py
                                                              # beside other work (a training run)
 
 The spinners stop when the script ends, however it ends: each one exits as soon as its parent is

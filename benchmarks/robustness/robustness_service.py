@@ -1,4 +1,5 @@
-"""Service cases of benchmarks/robustness.py: what a client sends (latency and refusals)."""
+"""Service cases of benchmarks/robustness/robustness.py: what a client sends (latency and
+refusals)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import httpx
 from robustness_common import SENTENCE, check, serve
-from service_load import rss_mb
+from service_load import rss_mb  # benchmarks/speed/, put on sys.path by robustness_common
 
 
 class Probe:

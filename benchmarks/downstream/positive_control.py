@@ -1,8 +1,8 @@
 """Positive control: can a logical model learn a task whose answer is only in its labels?
 
-    python benchmarks/positive_control.py                      # all-MiniLM-L6-v2, 3 layers
-    python benchmarks/positive_control.py --layers centered paper none --steps 150 --lr 1e-4
-    python benchmarks/positive_control.py --shares              # the share table, at init only
+    python benchmarks/downstream/positive_control.py                      # all-MiniLM-L6-v2, 3 layers
+    python benchmarks/downstream/positive_control.py --layers centered paper none --steps 150 --lr 1e-4
+    python benchmarks/downstream/positive_control.py --shares              # the share table, at init only
 
 The task (logicparse.training.control): sentences of common words, drawn alike for both classes;
 one random span carries conditional:alpha (class 0) or causal:alpha (class 1) at its shallowest

@@ -1,6 +1,6 @@
 """The spaCy component against ``Annotator.pipe``: speed and labels on the same texts.
 
-    python benchmarks/spacy_component.py [--corpus ../shared/data/corpora/inaugural] [--limit N]
+    python benchmarks/speed/spacy_component.py [--corpus ../shared/data/corpora/inaugural] [--limit N]
 
 One process, one parser and one set of sense models shared by both paths (loaded once, outside
 the timing): ``Annotator.pipe(texts)`` and ``nlp.pipe(texts)`` with ``spacy.blank("en")`` +

@@ -9,8 +9,8 @@ bounds work by tokens and parses sentences in chunks whose squared lengths are b
 
 Prints one line per length, then one JSON object as the last line of stdout.
 
-    python benchmarks/parse_cost.py
-    python benchmarks/parse_cost.py --lengths 25 300
+    python benchmarks/speed/parse_cost.py
+    python benchmarks/speed/parse_cost.py --lengths 25 300
 """
 
 from __future__ import annotations

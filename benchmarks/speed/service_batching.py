@@ -3,7 +3,7 @@
 
 Prints readable lines, then one JSON object as the last line of stdout.
 
-    python benchmarks/service_batching.py [--duration 20] [--rounds 2] [--senses none]
+    python benchmarks/speed/service_batching.py [--duration 20] [--rounds 2] [--senses none]
 """
 
 from __future__ import annotations
