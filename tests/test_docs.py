@@ -49,3 +49,38 @@ def test_readme_figures_are_the_docs_figures():
         for cell in (r["default"], r["paper's literal behaviour"]):
             for figure in _numbers(cell):
                 assert figure in stated, f"{figure} ({r['label']}) is not in {r['docs']}"
+
+
+AREA_DOCS = sorted(p for p in (ROOT / "docs").glob("*.md") if p.name != "history.md")
+HISTORY = ROOT / "docs" / "history.md"
+
+
+@pytest.mark.parametrize("page", AREA_DOCS, ids=lambda p: p.name)
+def test_area_docs_are_at_most_400_lines(page):
+    """An area doc says what the code does today; past measurements go to docs/history.md."""
+    lines = len(page.read_text(encoding="utf-8").splitlines())
+    assert lines <= 400, f"{page.name} has {lines} lines (at most 400; the history goes to history.md)"
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives the page's headings (code blocks left out)."""
+    found, seen, code = set(), {}, False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        code ^= line.startswith("```")
+        heading = None if code else re.match(r"#+\s+(.*)", line)
+        if heading:
+            slug = re.sub(r"[^\w\- ]", "", heading.group(1).strip().lower()).replace(" ", "-")
+            found.add(slug if slug not in seen else f"{slug}-{seen[slug]}")
+            seen[slug] = seen.get(slug, 0) + 1
+    return found
+
+
+@pytest.mark.parametrize("name", ["senses.md", "modeling.md", "service.md", "layer.md", "keywords.md"])
+def test_shortened_docs_link_their_history(name):
+    """The docs whose past measurements moved to history.md link to them, at anchors that exist."""
+    text = (ROOT / "docs" / name).read_text(encoding="utf-8")
+    links = re.findall(r"\]\(history\.md(?:#([\w-]+))?\)", text)
+    assert links, f"{name} does not link to history.md"
+    anchors = _anchors(HISTORY)
+    missing = [a for a in links if a and a not in anchors]
+    assert not missing, f"{name} links to history.md anchors that are not there: {missing}"
