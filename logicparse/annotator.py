@@ -35,7 +35,7 @@ _NO_ID = object()
 # The parser's work on a sentence grows faster than its length (the chart is quadratic), and so
 # do its time and memory: a 300-token sentence took 72 times as long as a 25-token one (6 times
 # per token), and four of them parsed together raised the process's peak RSS by 1 GB
-# (benchmarks/parse_cost.py). So the sentences of a batch are parsed in chunks whose summed
+# (benchmarks/speed/parse_cost.py). So the sentences of a batch are parsed in chunks whose summed
 # squared lengths stay under this bound: one sentence of the parser's longest (300 tokens), or a
 # few hundred ordinary ones.
 PARSE_CHUNK_COST = 300 ** 2

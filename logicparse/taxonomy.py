@@ -177,7 +177,7 @@ _KEYWORDS: dict[str, dict[str, tuple[str, str]]] = {
 
 # Keywords the paper's lists leave out (its lists are open to extension). Matched only by the
 # default annotator (decisions on, ``mapping="default"``); ``senses=None`` and ``mapping="paper"``
-# keep the lists above exactly. Measured in docs/senses.md.
+# keep the lists above exactly. Measured in docs/keywords.md.
 _EXTENSIONS: dict[str, dict[str, tuple[str, str]]] = {
     "negation": {
         # spaCy's tokenizer splits "cant", "dont", "wont", "isnt" into "ca"/"do"/"wo"/"is" + "nt"
@@ -196,7 +196,7 @@ _EXTENSIONS: dict[str, dict[str, tuple[str, str]]] = {
 }
 
 # Keywords the paper calls ambiguous (section 3.1) plus any keyword listed under two relations,
-# plus `then` and `yet`: on GDTB a sense model beats their lexicon sense (docs/senses.md). They are
+# plus `then` and `yet`: on GDTB a sense model beats their lexicon sense (docs/history.md). They are
 # the keywords with bundled sense classifiers (resources.SENSE_KEYWORDS).
 AMBIGUOUS_EXTRA = frozenset(SENSE_KEYWORDS)
 

@@ -14,7 +14,7 @@ so a token without labels keeps its pretrained embedding exactly, and starts L's
 identity, so that a label moves the output by about a tenth of the word vector at any depth. The
 paper's layer at the host's initializer scale adds an offset of 6-7% of the word vector to every
 token, the same for all labels, and a label-dependent part of 0.3-2% (each layer shrinks what came
-before about 5x), too little for ordinary fine-tuning to find (docs/modeling.md, the positive
+before about 5x), too little for ordinary fine-tuning to find (docs/layer.md, the positive
 control).
 
 ``LogicalEmbedding`` *is* the word embedding (a subclass of

@@ -1,6 +1,6 @@
 """Which relation a connective clause signals, read off the tree: cause or time, connective or none.
 
-Two questions the lexicon cannot answer and the encoder answers poorly (docs/senses.md):
+Two questions the lexicon cannot answer and the encoder answers poorly (docs/keywords.md):
 
 * **cause or time** for a subordinator heading a clause (``as``, ``since``, ``while``): a clause
   that states a state, not an event (a form of *be* with an adjective or noun phrase after it,

@@ -8,7 +8,8 @@ relation), ``as`` heading a noun phrase (``works as a teacher``) or in an equati
 ``in`` heading anything but a time expression (``in Paris`` vs ``in 1998``). Each rule returns a
 relation, ``None`` (not a connective here), or :data:`UNDECIDED`, which leaves the occurrence to a
 sense classifier or the keyword's lexicon sense. The conventions are those of the project's
-labelling guide (docs/labelling.md); docs/senses.md lists each rule's measured accuracy.
+labelling guide (docs/labelling.md); docs/keywords.md says what each rule decides, docs/senses.md
+how well.
 """
 
 from __future__ import annotations
