@@ -1,6 +1,9 @@
 """`senses eval`'s figures on a model with fixed predictions: accuracy, the majority and lexicon
-baselines, the confusion matrix and the error rows, all hand-computed."""
+baselines, the confusion matrix and the error rows, all hand-computed; and `senses plot`'s figure."""
 
+from typer.testing import CliRunner
+
+from logicparse.resources import ANNOTATIONS_DIR
 from logicparse.senses import SenseDecision
 from logicparse.senses.data import NONE, Annotation
 from logicparse.senses.train import errors, evaluate
@@ -134,3 +137,14 @@ def test_a_keyword_with_one_label_gets_its_1x1_matrix_without_a_warning(recwarn)
     whl = out["per_keyword"]["while"]
     assert (whl["labels"], whl["confusion"], whl["accuracy"]) == (["temporal"], [[2]], 1.0)
     assert [str(w.message) for w in recwarn] == []
+
+
+def test_plot_cli_writes_png(tmp_path):
+    from logicparse.cli import _register, app
+
+    _register()
+    png = tmp_path / "since.png"
+    res = CliRunner().invoke(app, ["senses", "plot", "--out", str(png), "--annotations",
+                                   str(ANNOTATIONS_DIR / "hand.jsonl")])
+    assert res.exit_code == 0, res.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

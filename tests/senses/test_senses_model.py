@@ -326,17 +326,6 @@ def test_eval_cli_figures_and_errors_file(tmp_path, senses):
     assert out["accuracy"] == round(1 - len(wrong) / out["n"], 4)
 
 
-def test_plot_cli_writes_png(tmp_path):
-    from logicparse.cli import _register, app
-
-    _register()
-    png = tmp_path / "since.png"
-    res = CliRunner().invoke(app, ["senses", "plot", "--out", str(png), "--annotations",
-                                   str(ANNOTATIONS_DIR / "hand.jsonl")])
-    assert res.exit_code == 0, res.output
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-
-
 def test_partial_forward_gives_the_same_vectors(senses):
     """Only the blocks up to the highest layer a model reads are run: same numbers, less time."""
     import numpy as np
