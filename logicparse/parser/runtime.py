@@ -1,5 +1,5 @@
 """What runs the parser's network at inference: PyTorch (:class:`fast_span.TorchNetwork`), or
-ONNX Runtime on a CPU (:mod:`onnx_network`).
+ONNX Runtime on a CPU (:mod:`onnx_network`), there in int8 (the default) or float32.
 
 Both take a padded benepar batch and the flat span indices of :func:`fast_span.span_index` and
 return numpy arrays: each span's best label score and label id, and each word's tag id.
@@ -7,12 +7,30 @@ return numpy arrays: each span's best label score and label id, and each word's 
 
 from __future__ import annotations
 
+import os
+
 import torch
 
+from ..errors import Errors, ModelLoadError
 from ..onnx_export import choose_runtime
 from .fast_span import TorchNetwork
 
 ENV = "LOGICPARSE_PARSER_RUNTIME"
+PRECISION_ENV = "LOGICPARSE_PARSER_PRECISION"
+#: Under ONNX Runtime: "int8" (weights quantized per channel, measured in docs/parser.md) or
+#: "fp32" (the trained weights). PyTorch always runs float32.
+PRECISIONS = ("int8", "fp32")
+
+
+def check_precision(precision=None) -> str:
+    """The precision asked for (argument, else ``LOGICPARSE_PARSER_PRECISION``, else "int8"),
+    or E106 naming the choices."""
+    precision = precision or os.environ.get(PRECISION_ENV) or "int8"
+    if precision not in PRECISIONS:
+        raise ModelLoadError(Errors.E106.format(what="parser", setting="precision",
+                                                value=precision, env=PRECISION_ENV,
+                                                options=", ".join(PRECISIONS)))
+    return precision
 
 
 def release_freed_memory() -> None:
@@ -28,15 +46,19 @@ def release_freed_memory() -> None:
         pass
 
 
-def choose_network(chart_parser, encode, device, runtime=None):
+def choose_network(chart_parser, encode, device, runtime=None, precision=None):
     """``runtime``: "torch", "onnx" (ONNX Runtime, CPU only) or "auto" (the default, also from
     ``LOGICPARSE_PARSER_RUNTIME``): ONNX Runtime on a CPU when it is installed and the model's
-    network exports, PyTorch otherwise (a GPU, another kind of model, a failed export)."""
+    network exports, PyTorch otherwise (a GPU, another kind of model, a failed export).
+    ``precision``: what ONNX Runtime runs (:data:`PRECISIONS`, :func:`check_precision`)."""
+    precision = check_precision(precision)
+
     def build():
         from . import onnx_network
 
         if not onnx_network.supported(chart_parser):
             raise RuntimeError("its encoder is not a word-piece encoder the export covers")
-        return onnx_network.OnnxNetwork(chart_parser, encode, threads=torch.get_num_threads())
+        return onnx_network.OnnxNetwork(chart_parser, encode, threads=torch.get_num_threads(),
+                                        precision=precision)
 
     return choose_runtime(runtime, ENV, device, "parser", build) or TorchNetwork(chart_parser)
