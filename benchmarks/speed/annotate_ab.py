@@ -2,6 +2,7 @@
 new (``--rounds``), then the trees and labels of the two compared.
 
     python benchmarks/speed/annotate_ab.py --old ../main-at-commit [--new .] [--corpus DIR] [--workers 2]
+    python benchmarks/speed/annotate_ab.py --old . --old-env LOGICPARSE_PARSER_PRECISION=fp32
     python benchmarks/speed/annotate_ab.py --compare OLD_SHARDS NEW_SHARDS      # identity only
 
 Each run is the command a user types (``--workers``, the other options at their defaults, so
@@ -11,9 +12,14 @@ machine over both; the speed-up is reported for each order (old before new, new 
 over all rounds. Run it on an otherwise idle machine (``flock /work/heavy.lock`` where one is
 shared).
 
-Identity: sentence by sentence, whether the two runs wrote the same bracketed tree, and for
-the documents whose trees all agree, whether their labels (``logic``) and relations (keyword
-decisions, α/β) agree too. Differing trees are printed side by side (``--examples``).
+``--old-env``/``--new-env NAME=VALUE`` set environment variables for one side (the same checkout
+in two settings: the parser's float32 network against its int8 default, for instance).
+
+Identity: sentence by sentence, whether the two runs wrote the same bracketed tree, the same
+brackets with the part-of-speech tags left aside, and the F1 of the two runs' labelled brackets
+(tags aside) taken as each other's gold; and for the documents whose trees all agree, whether
+their labels (``logic``) and relations (keyword decisions, α/β) agree too. Differing trees are
+printed side by side (``--examples``).
 
 Each finished run is appended to ``--out``/runs.jsonl at once; the last stdout line is one JSON
 object with every figure.
@@ -34,9 +40,10 @@ ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CORPUS = ROOT.parent / "shared" / "data" / "corpora" / "inaugural"
 
 
-def annotate(checkout: Path, corpus: Path, out: Path, workers: int) -> dict:
+def annotate(checkout: Path, corpus: Path, out: Path, workers: int, extra_env=()) -> dict:
     env = dict(os.environ, PYTHONPATH=str(checkout), HF_HUB_OFFLINE="1",
                TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    env.update(v.split("=", 1) for v in extra_env)
     cmd = [sys.executable, "-c", "from logicparse.cli import main; main()", "annotate",
            str(corpus), "--out", str(out), "--workers", str(workers), "--overwrite", "--quiet"]
     t0 = time.perf_counter()
@@ -51,14 +58,40 @@ def annotate(checkout: Path, corpus: Path, out: Path, workers: int) -> dict:
             "load_average_1min": round(os.getloadavg()[0], 2)}
 
 
+def brackets(tree: str) -> list[tuple[str, int, int]]:
+    """The labelled brackets of a bracketed tree, its part-of-speech tags left out."""
+    from logicparse.trees import read_tree
+
+    t = read_tree(tree)
+    tags = set(t.leaf_parents)
+    return sorted((t.labels[i], t.starts[i], t.ends[i]) for i in range(len(t.labels))
+                  if i not in tags)
+
+
+def bracket_agreement(pairs) -> dict:
+    """Over (old tree, new tree) pairs: identical trees, identical brackets (tags aside), and
+    the F1 of the new brackets against the old ones."""
+    same = same_brackets = matched = total = 0
+    for a, b in pairs:
+        same += a == b
+        x, y = brackets(a), brackets(b)
+        same_brackets += x == y
+        matched += 2 * len(set(x) & set(y))
+        total += len(set(x)) + len(set(y))
+    n = max(1, len(pairs))
+    return {"identical_trees": same, "identical_share": round(same / n, 5),
+            "identical_brackets_share": round(same_brackets / n, 5),
+            "bracket_f1": round(matched / max(1, total), 5)}
+
+
 def compare(old_dir: Path, new_dir: Path, examples: int = 2) -> dict:
     """Sentence trees, labels and relations of two runs' shards, document by document."""
     sys.path.insert(0, str(ROOT))
     from logicparse.batch import iter_documents
 
     new_docs = {d.id: d for d in iter_documents(new_dir)}
-    sentences = same = docs = docs_same_trees = labels_same = 0
-    differing, label_diffs = [], []
+    sentences = docs = docs_same_trees = labels_same = 0
+    differing, label_diffs, all_pairs = [], [], []
     for old in iter_documents(old_dir):
         new = new_docs[old.id]
         docs += 1
@@ -67,7 +100,7 @@ def compare(old_dir: Path, new_dir: Path, examples: int = 2) -> dict:
             raise SystemExit(f"{old.id}: {len(old.parse)} sentences before, {len(new.parse)} now")
         equal = [a == b for a, b in pairs]
         sentences += len(pairs)
-        same += sum(equal)
+        all_pairs += pairs
         differing += [(old.id, k, a, b) for k, ((a, b), e) in enumerate(zip(pairs, equal)) if not e]
         if all(equal):
             docs_same_trees += 1
@@ -76,9 +109,7 @@ def compare(old_dir: Path, new_dir: Path, examples: int = 2) -> dict:
                 labels_same += 1
             else:
                 label_diffs.append(old.id)
-    return {"sentences": sentences, "identical_trees": same,
-            "identical_share": round(same / max(1, sentences), 5),
-            "documents": docs, "documents_with_identical_trees": docs_same_trees,
+    return {"sentences": sentences, **bracket_agreement(all_pairs), "documents": docs, "documents_with_identical_trees": docs_same_trees,
             "of_those_identical_labels_and_relations": labels_same,
             "label_differences_despite_same_trees": label_diffs,
             "examples": [{"document": d, "sentence": k, "old": a, "new": b}
@@ -96,6 +127,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "out" / "annotate-ab")
     ap.add_argument("--examples", type=int, default=2)
     ap.add_argument("--compare", type=Path, nargs=2, metavar=("OLD_SHARDS", "NEW_SHARDS"))
+    ap.add_argument("--old-env", nargs="*", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--new-env", nargs="*", default=[], metavar="NAME=VALUE")
     args = ap.parse_args()
     if args.compare:
         result = compare(*args.compare, examples=args.examples)
@@ -105,6 +138,9 @@ def main() -> None:
         return
     if args.old is None:
         ap.error("--old CHECKOUT is needed (or --compare OLD_SHARDS NEW_SHARDS)")
+    for v in args.old_env + args.new_env:
+        if "=" not in v:
+            ap.error(f"{v!r}: environment settings are NAME=VALUE")
     if not args.corpus.is_dir():
         ap.error(f"corpus {args.corpus} not found: pass --corpus DIR")
     args.out = args.out.resolve()  # each run's working directory is its checkout
@@ -115,8 +151,9 @@ def main() -> None:
     for r in range(args.rounds):
         for which in ("old", "new"):
             checkout = (args.old if which == "old" else args.new).resolve()
-            res = annotate(checkout, args.corpus.resolve(), args.out / which, args.workers)
-            res.update(round=r, which=which, checkout=str(checkout))
+            env = args.old_env if which == "old" else args.new_env
+            res = annotate(checkout, args.corpus.resolve(), args.out / which, args.workers, env)
+            res.update(round=r, which=which, checkout=str(checkout), env=env)
             runs[which].append(res)
             with log.open("a") as f:
                 f.write(json.dumps(res) + "\n")
