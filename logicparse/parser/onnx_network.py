@@ -6,9 +6,10 @@ partitioned transformer, span and tag scorers) traced by ``torch.onnx.export`` a
 exporting versions; sha256 checked at every load). Right after an export the two runtimes are
 run on the same sentences and the ONNX file is kept only if they agree.
 
-In int8 (the default) the weights of the exported file's matrix products are quantized by ONNX
-Runtime's dynamic quantization, one scale per output channel, into a file cached beside it under its
-own key; activations are quantized on the fly. (Per tensor lost 1 point of WSJ F1, per channel 0.2;
+In int8 (on request: ``precision="int8"``) the weights of the exported file's matrix products are
+quantized by ONNX Runtime's dynamic quantization, one scale per output channel, into a file cached
+beside it under its own key; activations are quantized on the fly, with one scale per batch, which
+is why a sentence's int8 tree can depend on the sentences parsed beside it. (Per tensor lost 1 point of WSJ F1, per channel 0.2;
 quantizing the embedding tables too gained no speed and lost 0.0075 of GDTB β F1.) It is kept only if its
 span labels agree with the float32 file's on the check sentences; otherwise, with a warning, the
 float32 file runs.
@@ -66,7 +67,7 @@ class OnnxNetwork:
 
     name = "onnxruntime"
 
-    def __init__(self, chart_parser, encode, threads: int = 1, precision: str = "int8"):
+    def __init__(self, chart_parser, encode, threads: int = 1, precision: str = "fp32"):
         self.path = exported_network(chart_parser, encode, precision)
         self.precision = "int8" if self.path.name == "network.int8.onnx" else "fp32"
         self.session = session(self.path, threads)
