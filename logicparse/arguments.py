@@ -22,7 +22,7 @@ from .constituents import (CLAUSES, HEADED, SEPARATORS, Ranges, base_label, chil
 from .taxonomy import INTRINSIC
 from .trees import ParseTree
 
-__all__ = ["ACTIVE", "RULES", "Ranges", "base_label", "map_default", "spans_minus"]
+__all__ = ["ACTIVE", "RULES", "Ranges", "base_label", "map_default", "map_unary", "spans_minus"]
 
 #: The rules of the default mapping, in the order docs/mapping.md documents them.
 RULES = (
@@ -54,6 +54,7 @@ RULES = (
     "predicate_coordination",  # a VP coordinated after a non-VP: α = its clause up to the coordinator
     "headed_phrase",  # a subordinator heading an ADVP/ADJP with a clause (``though preliminary``)
     "opening_adjunct",  # an adverbial with no previous sentence: α = the sentence's opening adjunct
+    "determiner_negation",  # a negating determiner (``Neither party …``): α = its clause, not its NP
 )
 #: Rules in force; the ablation benchmark switches them off one at a time.
 ACTIVE = set(RULES)
@@ -209,6 +210,24 @@ def _opening_adjunct(tree: ParseTree, clause: int, span: tuple[int, int], start:
             return shift([list(adjunct)], offset), spans_minus(span, [adjunct, (start, end)], offset)
         return None
     return None
+
+
+def map_unary(tree: ParseTree, pa: int, start: int, end: int, offset: int) -> Optional[Ranges]:
+    """α of a unary keyword where the default mapping departs from Algorithm 1, else None: a
+    negating determiner (``Neither party shall assign …``, ``He has no money``) negates its
+    clause, not only the rest of its noun phrase (Algorithm 1: ``party``, ``money``); the clause
+    without the punctuation at its ends, as ``punct_edges`` trims binary arguments."""
+    if ("determiner_negation" not in ACTIVE or end - start != 1
+            or base_label(tree.labels[tree.leaf_parents[start]]) != "DT"
+            or base_label(tree.labels[pa]) != "NP"):
+        return None
+    clause = clause_at(tree, pa)
+    a, b = tree.starts[clause], tree.ends[clause]
+    while a < b and not is_word(tree.leaves[a]):  # the clause's full stop, its quotes
+        a += 1
+    while b > a and not is_word(tree.leaves[b - 1]):
+        b -= 1
+    return spans_minus((a, b), [(start, end)], offset)
 
 
 def map_default(tree: ParseTree, pa: int, start: int, end: int, category: str, offset: int,

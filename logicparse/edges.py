@@ -4,8 +4,8 @@ The constituents that the rules of arguments.py pick carry the sentence's final 
 comma before an adjunct, the quotes around a clause; none of them is part of the argument a
 reader means (GDTB's arguments leave them out, and its scorer ignores them). They are trimmed
 from both ends of every range of α and β, once every relation of a document is mapped. Unary
-relations keep Algorithm 1's span. The trimming is the rule ``punct_edges`` of
-``arguments.RULES``.
+relations keep their span (Algorithm 1's; a negating determiner's clause comes trimmed from
+``arguments.map_unary``). The trimming is the rule ``punct_edges`` of ``arguments.RULES``.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional, Sequence
 
-from .arguments import Ranges, map_default, spans_minus
+from .arguments import Ranges, map_default, map_unary, spans_minus
 from .errors import Errors, OptionError
 from .taxonomy import EXTRINSIC, INTRINSIC, LABEL_IDS, UNARY, Keyword, keywords
 from .tokens import Relation
@@ -130,7 +130,8 @@ def map_keyword(tree: ParseTree, start: int, end: int, category: str, offset: in
         return depth, alpha, []
     pa_span = (tree.starts[pa], tree.ends[pa])
     if category == UNARY:
-        return depth, spans_minus(pa_span, [(start, end)], offset), []
+        alpha = map_unary(tree, pa, start, end, offset) if mapping == "default" else None
+        return depth, alpha or spans_minus(pa_span, [(start, end)], offset), []
     if category == INTRINSIC:
         alpha = [[pa_span[0] + offset, start + offset]] if start > pa_span[0] else []
         beta = [[end + offset, pa_span[1] + offset]] if pa_span[1] > end else []

@@ -93,6 +93,10 @@ RULE_CASES = [  # (id, rule, tree, keyword, expected, previous sentence or None)
      ("The results suggest an effect", "preliminary"), FIRST),
     ("adverbial in a first sentence", "opening_adjunct", RATE, "also",
      ("As the temperature increases", "the rate increases"), None),
+    ("negating determiner of a subject", "determiner_negation", "(S (NP (DT No) (NN one)) (VP (VBD came)) "
+     "(. .))", "No", ("one came", ""), FIRST),
+    ("negating determiner of an object", "determiner_negation", "(S (NP (PRP He)) (VP (VBZ has) (NP (DT no) "
+     "(NN money))) (. .))", "no", ("He has money", ""), FIRST),
 ]
 
 
