@@ -32,6 +32,10 @@ def pararule_balanced(
     per_context: int = typer.Option(1, "--per-context", min=1, help="Quartets asked of each "
                                     "context, at different depths (more statements from fewer "
                                     "contexts)."),
+    entities: Optional[int] = typer.Option(
+        None, "--entities", min=2, help="Cut each context to the facts of this many of its "
+        "entities (chosen at random) and its rules, and ask its statements of that shorter "
+        "context. Default: the whole context."),
     seed: int = typer.Option(0, "--seed", help="The same seed builds the same files."),
 ) -> None:
     """Re-balanced PARARULE-Plus: statements about each context in quartets ("X is A." true,
@@ -53,7 +57,7 @@ def pararule_balanced(
                                                  opts=f"comma-separated depths from 0 to {source_depth}"))
     summary = build_balanced(str(data), str(out) if out else None,
                              (train_size, dev_size, test_size), wanted, seed, source_depth,
-                             per_context)
+                             per_context, entities)
     for name, check in summary["reasoner"].items():
         typer.echo(f"reasoner: {check['agree']:,} of {check['questions']:,} released labels "
                    f"reproduced ({safe(name)}, {check['contexts']:,} contexts)")

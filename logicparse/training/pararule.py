@@ -204,19 +204,41 @@ def quartet(theory: Theory, derived: dict[Atom, int], d: int, rng: np.random.Gen
             for e, neg in ((x, False), (x, True), (y, False), (y, True))]
 
 
+def fewer_entities(context: str, n: int, rng: np.random.Generator, where: str = "context") -> str:
+    """``context`` with the facts of only ``n`` of the entities it states facts about (chosen at
+    random) and every rule: a shorter context, in which a statement's fact is found among fewer."""
+    sentences = [s.strip() for s in re.split(r"(?<=\.)\s+", context.strip()) if s.strip()]
+    theory = parse_context(context, where)
+    subjects = [e for e in theory.entities if any(f[1] == e for f in theory.facts)]
+    if len(subjects) <= n:
+        return context
+    chosen = {subjects[int(k)] for k in rng.choice(len(subjects), n, replace=False)}
+
+    def kept(sentence: str) -> bool:
+        m = _FACT_IS.match(sentence.rstrip(".")) or _FACT_REL.match(sentence.rstrip("."))
+        return m is None or _entity(m.group(1)) in chosen  # a rule, or a chosen entity's fact
+
+    return " ".join(s for s in sentences if kept(s))
+
+
 def balanced_rows(rows: list[dict], n_statements: int, depths: tuple = (0, 1, 2), seed: int = 0,
-                  where: str = "file", per_context: int = 1) -> list[dict]:
+                  where: str = "file", per_context: int = 1, entities: Optional[int] = None
+                  ) -> list[dict]:
     """Contexts of ``rows`` (in a seeded order) with ``per_context`` quartets each (at most one per
     depth), their depths taken in turn from ``depths``, until ``n_statements`` statements are
     asked (fewer when the contexts run out). Each context keeps its id, so the training carve
-    keeps it on one side; a statement is asked once per context."""
+    keeps it on one side; a statement is asked once per context. ``entities``: each context cut
+    to the facts of that many entities (:func:`fewer_entities`), its statements derived anew."""
     rng = np.random.default_rng(seed)
     out, turn, asked = [], 0, 0
     for i in rng.permutation(len(rows)):
         if asked >= n_statements:
             break
         row = rows[int(i)]
-        theory = parse_context(row["context"], f"{where}, line {int(i) + 1}")
+        where_row = f"{where}, line {int(i) + 1}"
+        if entities:
+            row = dict(row, context=fewer_entities(row["context"], entities, rng, where_row))
+        theory = parse_context(row["context"], where_row)
         derived = closure(theory)
         questions: list[dict] = []
         for k in range(len(depths)):  # the depth in turn, then the next ones the context allows
@@ -268,7 +290,7 @@ BALANCED_FILES = {"train": "train.jsonl", "dev": "dev.jsonl", "test": "test.json
 
 def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 500, 1000),
                    depths: tuple = (0, 1, 2), seed: int = 0, source_depth: int = 2,
-                   per_context: int = 1) -> dict:
+                   per_context: int = 1, entities: Optional[int] = None) -> dict:
     """Writes the re-balanced train, dev and test files (``sizes`` statements each) into ``out``
     (default ``DATA/balanced``): train and dev from disjoint contexts of ``depthN_dev.jsonl``,
     test from ``depthN_test.jsonl``. Refuses (E537) unless the reasoner reproduces every released
@@ -284,7 +306,7 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
                                                      files=", ".join(p.name for p in source.values())))
     released = {split: read_rows(str(path)) for split, path in source.items()}
     summary: dict = {"seed": seed, "depths": list(depths), "source_depth": source_depth,
-                     "per_context": per_context,
+                     "per_context": per_context, "entities": entities,
                      "reasoner": {}, "splits": {}}
     for split, rows in released.items():
         check = check_released(rows, str(source[split]))
@@ -294,12 +316,13 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
                 where=source[split], reason=f"it disagrees with {check['questions'] - check['agree']}"
                 f" released labels, first {check['first_disagreement']}"))
     n_train, n_dev, n_test = sizes
-    dev = balanced_rows(released["dev"], n_dev, depths, seed, str(source["dev"]), per_context)
+    dev = balanced_rows(released["dev"], n_dev, depths, seed, str(source["dev"]), per_context,
+                        entities)
     taken = {r["id"] for r in dev}
     train = balanced_rows([r for r in released["dev"] if r["id"] not in taken], n_train, depths,
-                          seed + 1, str(source["dev"]), per_context)
+                          seed + 1, str(source["dev"]), per_context, entities)
     test = balanced_rows(released["test"], n_test, depths, seed + 2, str(source["test"]),
-                         per_context)
+                         per_context, entities)
     out_dir = Path(out) if out else Path(data) / "balanced"
     out_dir.mkdir(parents=True, exist_ok=True)
     for split, rows in (("train", train), ("dev", dev), ("test", test)):
@@ -315,5 +338,6 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
     return summary
 
 
-__all__ = ["BALANCED_FILES", "balanced_rows", "build_balanced", "best_single_word", "check_released", "closure", "parse_context",
+__all__ = ["BALANCED_FILES", "balanced_rows", "build_balanced", "best_single_word", "check_released",
+           "closure", "fewer_entities", "parse_context",
            "quartet", "read_rows", "truth"]

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from logicparse.cli import _register, app
 from logicparse.errors import DataFormatError
 from logicparse.training.pararule import (balanced_rows, best_single_word, build_balanced,
-                                          check_released, closure, parse_context, read_rows, truth)
+                                          check_released, closure, fewer_entities, parse_context,
+                                          read_rows, truth)
 from logicparse.training.tasks import get_task, split_files
 
 PARA = Path(__file__).parents[1] / "fixtures" / "modeling" / "pararule_plus"
@@ -243,3 +244,29 @@ def test_several_quartets_per_context_ask_each_statement_once_at_distinct_depths
         assert len(texts) == len(set(texts)) == 12 and len(set(depths)) == 3
     assert best_single_word(rows) == ("(majority)", 0.5)
     assert balanced_rows(released, 40, seed=3, per_context=1) == balanced_rows(released, 40, seed=3)
+
+
+def test_fewer_entities_keep_every_rule_and_the_chosen_entities_facts():
+    context = ("The lion is rough. The lion visits the mouse. The cat is furry. Bob is big. "
+               "If something is rough then it is slow. All furry animals are cute.")
+    cut = fewer_entities(context, 2, np.random.default_rng(0))
+    kept = {e for e in ("The lion", "The cat", "Bob") if e in cut}
+    assert len(kept) == 2  # of the three entities with facts, two keep theirs
+    assert "If something is rough then it is slow." in cut and "All furry animals are cute." in cut
+    if "The lion" in kept:
+        assert "The lion visits the mouse." in cut  # a relation is its subject's fact
+    assert fewer_entities(context, 3, np.random.default_rng(0)) == context  # no fewer to keep
+
+
+def test_statements_of_a_shorter_context_follow_from_that_context():
+    released = read_rows(str(PARA / "depth2_dev.jsonl"))
+    rows = balanced_rows(released, 40, seed=1, entities=2)
+    assert sum(len(r["questions"]) for r in rows) == 40
+    for r in rows:
+        theory = parse_context(r["context"])
+        assert len({f[1] for f in theory.facts}) <= 2
+        derived = closure(theory)
+        for q in r["questions"]:
+            assert truth(derived, q["text"]) == (q["label"] == "true")
+    assert best_single_word(rows) == ("(majority)", 0.5)
+    assert rows != balanced_rows(released, 40, seed=1)
