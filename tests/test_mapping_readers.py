@@ -6,23 +6,9 @@ tree and shows it maps right), or a mapping that has no rule for the case yet.
 """
 
 import pytest
+from test_mapping_spans import mapped, spans
 
 from logicparse import Annotator, annotate_trees
-
-FIRST = "(S (NP (PRP It)) (VP (VBD rained)) (. .))"
-
-
-def words(doc, ranges):
-    return " ".join(doc.tokens[t] for a, b in ranges for t in range(a, b))
-
-
-def spans(doc, keyword):
-    rel = next(r for r in doc.relations if r.keyword.lower() == keyword.lower())
-    return words(doc, rel.alpha), words(doc, rel.beta)
-
-
-def on_tree(tree, keyword, first=FIRST):
-    return spans(annotate_trees([first, tree] if first else [tree]), keyword)
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +112,7 @@ RIGHT_TREES = [  # (id, tree, keyword, (α, β)): the trees the parser should ha
 @pytest.mark.parametrize("tree,keyword,expected", [c[1:] for c in RIGHT_TREES],
                          ids=[c[0] for c in RIGHT_TREES])
 def test_the_right_tree_maps_right(tree, keyword, expected):
-    assert on_tree(tree, keyword, first=None) == expected
+    assert mapped(tree, keyword, first=None) == expected
 
 
 def test_a_run_on_sentence_maps_right_on_a_right_tree():
