@@ -196,16 +196,20 @@ def _opening_adjunct(tree: ParseTree, clause: int, span: tuple[int, int], start:
                      offset: int, prev: Ranges) -> Optional[tuple[Ranges, Ranges]]:
     """With no previous sentence, an adverbial whose clause opens with an adjunct set off by a
     comma (``As the temperature increases , the rate also increases``): α = that adjunct, β =
-    the rest of ``span``; None otherwise. (With a previous sentence, GDTB takes that as α.)"""
+    the rest of ``span``; None otherwise. (With a previous sentence, GDTB takes that as α.) In a
+    fragment (FRAG: chat's run-on ``same here , also the app crashes``) any opening phrase set off
+    by a comma counts, whatever its label."""
     if prev or "opening_adjunct" not in ACTIVE:
         return None
+    fragment = base_label(tree.labels[clause]) == "FRAG"
     for c in children(tree, clause):
         label = base_label(tree.labels[c])
         if label in SEPARATORS:
             continue
         e = tree.ends[c]
-        if (label in HEADED and e <= start and e < len(tree.leaves) and tree.leaves[e] == ","
-                and base_label(tree.labels[tree.leaf_parents[tree.starts[c]]]) in ("IN", "WRB")):
+        if e <= start and e < len(tree.leaves) and tree.leaves[e] == "," and (fragment or (
+                label in HEADED
+                and base_label(tree.labels[tree.leaf_parents[tree.starts[c]]]) in ("IN", "WRB"))):
             adjunct = (tree.starts[c], e)
             return shift([list(adjunct)], offset), spans_minus(span, [adjunct, (start, end)], offset)
         return None

@@ -93,6 +93,8 @@ RULE_CASES = [  # (id, rule, tree, keyword, expected, previous sentence or None)
      ("The results suggest an effect", "preliminary"), FIRST),
     ("adverbial in a first sentence", "opening_adjunct", RATE, "also",
      ("As the temperature increases", "the rate increases"), None),
+    ("opening phrase of a fragment", "opening_adjunct", "(FRAG (ADVP (JJ same) (ADVP (RB here))) (, ,) (ADVP "
+     "(RB also)) (NP (DT the) (NN app) (NNS crashes)))", "also", ("same here", "the app crashes"), None),
     ("negating determiner of a subject", "determiner_negation", "(S (NP (DT No) (NN one)) (VP (VBD came)) "
      "(. .))", "No", ("one came", ""), FIRST),
     ("negating determiner of an object", "determiner_negation", "(S (NP (PRP He)) (VP (VBZ has) (NP (DT no) "
