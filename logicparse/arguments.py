@@ -18,7 +18,7 @@ from typing import Optional
 
 from .adjuncts import adjunct_alpha, climb_to_clause, predicate_after, subordinator_start
 from .constituents import (CLAUSES, HEADED, SEPARATORS, Ranges, base_label, children, clause_above,
-                           clause_at, conjuncts, is_word, shift, spans_minus)
+                           clause_at, conjuncts, is_word, shift, spans_minus, trim_punct)
 from .taxonomy import INTRINSIC
 from .trees import ParseTree
 
@@ -226,12 +226,8 @@ def map_unary(tree: ParseTree, pa: int, start: int, end: int, offset: int) -> Op
             or base_label(tree.labels[pa]) != "NP"):
         return None
     clause = clause_at(tree, pa)
-    a, b = tree.starts[clause], tree.ends[clause]
-    while a < b and not is_word(tree.leaves[a]):  # the clause's full stop, its quotes
-        a += 1
-    while b > a and not is_word(tree.leaves[b - 1]):
-        b -= 1
-    return spans_minus((a, b), [(start, end)], offset)
+    trimmed = trim_punct(tree.leaves, [[tree.starts[clause], tree.ends[clause]]])
+    return spans_minus(tuple(trimmed[0]), [(start, end)], offset) if trimmed else None
 
 
 def map_default(tree: ParseTree, pa: int, start: int, end: int, category: str, offset: int,

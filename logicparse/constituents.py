@@ -5,8 +5,9 @@ with holes cut out. Shared by arguments.py (the rules) and adjuncts.py (where an
 
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
-from typing import Optional
+from typing import Optional, Sequence
 
 from .trees import ParseTree
 
@@ -34,6 +35,26 @@ def base_label(label: str) -> str:
 
 def is_word(token: str) -> bool:
     return any(ch.isalnum() for ch in token)
+
+
+def is_punct(token: str) -> bool:
+    """Whether every character of ``token`` is punctuation (quotes included): the tokens that the
+    GDTB scorer leaves out of every argument, and that an argument does not start or end with."""
+    return all(unicodedata.category(c).startswith("P") or c in "`'" for c in token)
+
+
+def trim_punct(tokens: Sequence[str], ranges: Ranges) -> Ranges:
+    """``ranges`` without the punctuation tokens at the ends of each; a range of punctuation
+    only is dropped."""
+    out = []
+    for a, b in ranges:
+        while a < b and is_punct(tokens[a]):
+            a += 1
+        while b > a and is_punct(tokens[b - 1]):
+            b -= 1
+        if a < b:
+            out.append([a, b])
+    return out
 
 
 def children(tree: ParseTree, node: int) -> list[int]:

@@ -10,30 +10,16 @@ relations keep their span (Algorithm 1's; a negating determiner's clause comes t
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Sequence
 
 from . import arguments
+from .constituents import is_punct, trim_punct
 from .taxonomy import UNARY
 from .tokens import Relation
 
-
-def is_punct(token: str) -> bool:
-    """Whether every character of ``token`` is punctuation (quotes included): the tokens that the
-    GDTB scorer leaves out of every argument, and that an argument does not start or end with."""
-    return all(unicodedata.category(c).startswith("P") or c in "`'" for c in token)
+__all__ = ["is_punct", "tidy_arguments"]
 
 
-def _trim(tokens: Sequence[str], ranges: list[list[int]]) -> list[list[int]]:
-    out = []
-    for a, b in ranges:
-        while a < b and is_punct(tokens[a]):
-            a += 1
-        while b > a and is_punct(tokens[b - 1]):
-            b -= 1
-        if a < b:
-            out.append([a, b])
-    return out
 
 
 def tidy_arguments(tokens: Sequence[str], relations: list[Relation]) -> None:
@@ -43,5 +29,5 @@ def tidy_arguments(tokens: Sequence[str], relations: list[Relation]) -> None:
         return
     for rel in relations:
         if rel.category != UNARY:
-            rel.alpha = _trim(tokens, rel.alpha)
-            rel.beta = _trim(tokens, rel.beta)
+            rel.alpha = trim_punct(tokens, rel.alpha)
+            rel.beta = trim_punct(tokens, rel.beta)
