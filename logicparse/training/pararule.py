@@ -61,6 +61,11 @@ class Theory:
     entities: list = field(default_factory=list)  # in first-mention order
 
 
+def sentences(context: str) -> list[str]:
+    """A context's sentences (each ends with a full stop)."""
+    return [s.strip() for s in re.split(r"(?<=\.)\s+", context.strip()) if s.strip()]
+
+
 def parse_context(context: str, where: str = "context") -> Theory:
     """The facts and rules of one context; a sentence outside PARARULE-Plus's grammar is an E536
     naming it (the reasoner would otherwise silently drop what it says)."""
@@ -77,7 +82,7 @@ def parse_context(context: str, where: str = "context") -> Theory:
             return bool(neg), ("is", "?", attr)
         return False, (verb, "?", mention(obj))
 
-    for sentence in (s.strip() for s in re.split(r"(?<=\.)\s+", context.strip()) if s.strip()):
+    for sentence in sentences(context):
         s = sentence.rstrip(".")
         if m := _FACT_IS.match(s):
             if m.group(2):  # released contexts state no negative facts; a closed world needs none
@@ -207,7 +212,6 @@ def quartet(theory: Theory, derived: dict[Atom, int], d: int, rng: np.random.Gen
 def fewer_entities(context: str, n: int, rng: np.random.Generator, where: str = "context") -> str:
     """``context`` with the facts of only ``n`` of the entities it states facts about (chosen at
     random) and every rule: a shorter context, in which a statement's fact is found among fewer."""
-    sentences = [s.strip() for s in re.split(r"(?<=\.)\s+", context.strip()) if s.strip()]
     theory = parse_context(context, where)
     subjects = [e for e in theory.entities if any(f[1] == e for f in theory.facts)]
     if len(subjects) <= n:
@@ -218,7 +222,7 @@ def fewer_entities(context: str, n: int, rng: np.random.Generator, where: str = 
         m = _FACT_IS.match(sentence.rstrip(".")) or _FACT_REL.match(sentence.rstrip("."))
         return m is None or _entity(m.group(1)) in chosen  # a rule, or a chosen entity's fact
 
-    return " ".join(s for s in sentences if kept(s))
+    return " ".join(s for s in sentences(context) if kept(s))
 
 
 def balanced_rows(rows: list[dict], n_statements: int, depths: tuple = (0, 1, 2), seed: int = 0,
