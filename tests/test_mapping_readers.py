@@ -51,10 +51,9 @@ READERS = [  # (sentence, keyword, (α, β))
                  ("drive", "operate machinery"),
                  marks=parser_tree("'drive or operate machinery while …' one flat VP, the 'while' "
                                    "clause a sister of the verbs"), id="or: drive or operate"),
+    # float32's tree put the VP 'apply it …' directly under the sentence; int8's is right.
     pytest.param("The cream works like a barrier, so apply it before you go outside.", "before",
-                 ("apply it", "you go outside"),
-                 marks=parser_tree("the VP 'apply it …' directly under the sentence, beside the "
-                                   "clause 'The cream works …'"), id="before: apply it"),
+                 ("apply it", "you go outside"), id="before: apply it"),
     pytest.param("tried reinstalling but still nothing happens lol", "nothing",
                  ("still happens", ""),
                  marks=parser_tree("one flat S for both clauses"), id="nothing: its clause"),

@@ -189,7 +189,8 @@ class _TimedParser:
 
 def _name(model, spec) -> Optional[str]:
     """The model's name, with the precision its network runs in when that is not float32 (an
-    int8 parser's trees differ from float32's in about half of the sentences)."""
+    int8 parser's trees differ from float32's in about a third of the sentences), so that a run
+    says which one made its shards."""
     if model is None:
         return None if spec is None else str(spec)
     name = str(getattr(model, "name", None) or spec)

@@ -33,7 +33,7 @@ def load_parser(spec: str = "default", device: str = "cpu", runtime: Optional[st
                 precision: Optional[str] = None):
     """``"default"`` (bundled), a benepar model name (``"benepar_en3"``) or a model directory.
     ``runtime``: what runs the network, "auto" (default), "onnx" or "torch"; ``precision``: what
-    ONNX Runtime runs, "fp32" (default) or "int8" (``runtime.py``)."""
+    ONNX Runtime runs, "int8" (default) or "fp32" (``runtime.py``)."""
     path, name, benepar_name = resolve_parser(spec)
     return ChartParserModel(path, name_hint=name, device=device, benepar_name=benepar_name,
                             runtime=runtime, precision=precision)

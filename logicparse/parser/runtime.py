@@ -1,5 +1,5 @@
 """What runs the parser's network at inference: PyTorch (:class:`fast_span.TorchNetwork`), or
-ONNX Runtime on a CPU (:mod:`onnx_network`), there in float32 (the default) or int8.
+ONNX Runtime on a CPU (:mod:`onnx_network`), there in int8 (the default) or float32.
 
 Both take a padded benepar batch and the flat span indices of :func:`fast_span.span_index` and
 return numpy arrays: each span's best label score and label id, and each word's tag id.
@@ -17,16 +17,16 @@ from .fast_span import TorchNetwork
 
 ENV = "LOGICPARSE_PARSER_RUNTIME"
 PRECISION_ENV = "LOGICPARSE_PARSER_PRECISION"
-#: Under ONNX Runtime: "fp32" (the trained weights) or "int8" (weights quantized per channel;
-#: 1.6x the parsing speed, but activations are quantized per batch, so a sentence's tree can
-#: depend on the sentences parsed beside it: docs/parser.md). PyTorch always runs float32.
+#: Under ONNX Runtime: "int8" (the default: weights one scale per output channel, activations
+#: one scale per token, so a sentence's tree does not depend on its batch; parser.int8) or "fp32"
+#: (the trained weights). PyTorch always runs float32.
 PRECISIONS = ("fp32", "int8")
 
 
 def check_precision(precision=None) -> str:
-    """The precision asked for (argument, else ``LOGICPARSE_PARSER_PRECISION``, else "fp32"),
+    """The precision asked for (argument, else ``LOGICPARSE_PARSER_PRECISION``, else "int8"),
     or E106 naming the choices."""
-    precision = precision or os.environ.get(PRECISION_ENV) or "fp32"
+    precision = precision or os.environ.get(PRECISION_ENV) or "int8"
     if precision not in PRECISIONS:
         raise ModelLoadError(Errors.E106.format(what="parser", setting="precision",
                                                 value=precision, env=PRECISION_ENV,

@@ -1,10 +1,12 @@
-"""The parser's network in int8 under ONNX Runtime, on request: quantized once from the checked
-float32 export into the cache, kept only if it labels the check sentences' constituents as
-float32 does (else float32, with a warning). float32 stays the default: an int8 sentence's tree
-can depend on the sentences of its batch."""
+"""The parser's network in int8 under ONNX Runtime, the default on a CPU: quantized once from the
+checked float32 export into the cache, kept only if it labels the check sentences' constituents
+as float32 does (else float32, with a warning). Activations are quantized one token at a time, so
+a sentence gets the same tree in any batch."""
 
 import logging
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from logicparse.errors import ModelLoadError
@@ -16,6 +18,10 @@ pytest.importorskip("onnx")
 SENTENCES = [["She", "said", "that", "he", "left", "."], ["Yes", "!"],
              ["The", "cat", "sat", "on", "the", "mat", "because", "it", "was", "warm", "."],
              ["a"], ["I", "like", "tea", "."]]
+# Sixteen keyword sentences; with one activation scale per batch, eight of them got another tree
+# parsed together than parsed alone.
+BATCH = [line.split() for line in (Path(__file__).parents[1] / "fixtures" / "parser" /
+                                   "batch_sentences.txt").read_text().splitlines()]
 
 
 @pytest.fixture
@@ -25,18 +31,17 @@ def cache(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_int8_on_request_is_cached_beside_the_float32_file(cache, monkeypatch):
+def test_int8_is_the_default_and_cached_beside_the_float32_file(cache, monkeypatch):
     from logicparse.parser import onnx_network
 
-    exact = load_parser("default", runtime="onnx")
-    assert exact.precision == "fp32"  # the default
-    fp32 = exact.network.path
-    assert not list(cache.glob("onnx/*/network.int8.onnx"))  # nothing quantized unasked
-    fast = load_parser("default", runtime="onnx", precision="int8")
-    assert fast.precision == "int8"
+    fast = load_parser("default", runtime="onnx")
+    assert fast.precision == "int8"  # the default
     int8 = fast.network.path
     assert int8.name == "network.int8.onnx" and int8.is_relative_to(cache)
     assert int8.with_name("network.int8.onnx.sha256").is_file()
+    exact = load_parser("default", runtime="onnx", precision="fp32")
+    fp32 = exact.network.path
+    assert exact.precision == "fp32" and fp32.name == "network.onnx"
     # A byte a weight in the matrix products, not four (the embedding tables stay float32).
     assert int8.stat().st_size < 0.7 * fp32.stat().st_size
     # These short sentences get the same trees in int8 as in float32.
@@ -48,7 +53,16 @@ def test_int8_on_request_is_cached_beside_the_float32_file(cache, monkeypatch):
         raise AssertionError("quantized again")
 
     monkeypatch.setattr(onnx_network, "quantize", no_quantizing)
-    assert load_parser("default", runtime="onnx", precision="int8").network.path == int8
+    assert load_parser("default", runtime="onnx").network.path == int8
+
+
+def test_an_int8_sentence_gets_the_same_tree_in_any_batch(cache):
+    parser = load_parser("default", runtime="onnx")
+    assert parser.precision == "int8"
+    alone = [parser.parse([s])[0].to_string() for s in BATCH]
+    assert [t.to_string() for t in parser.parse(BATCH)] == alone
+    assert [t.to_string() for t in parser.parse(BATCH[::-1])] == alone[::-1]
+    assert [t.to_string() for t in parser.parse(BATCH[:5] + SENTENCES)][:5] == alone[:5]
 
 
 def test_an_int8_file_that_fails_its_check_is_not_used(cache, monkeypatch, caplog):
@@ -56,15 +70,15 @@ def test_an_int8_file_that_fails_its_check_is_not_used(cache, monkeypatch, caplo
 
     monkeypatch.setattr(onnx_network, "INT8_AGREEMENT", 1.01)  # no file can pass
     with caplog.at_level(logging.WARNING):
-        parser = load_parser("default", runtime="onnx", precision="int8")
+        parser = load_parser("default", runtime="onnx")
     assert "int8 network is not used" in caplog.text and "at least 101%" in caplog.text
     assert parser.precision == "fp32" and parser.network.path.name == "network.onnx"
     assert not list(cache.glob("onnx/*/network.int8.onnx"))  # nothing half-built is left
 
 
 def test_precision_from_the_environment_and_unknown_ones(cache, monkeypatch):
-    monkeypatch.setenv("LOGICPARSE_PARSER_PRECISION", "int8")
-    assert load_parser("default", runtime="onnx").precision == "int8"
+    monkeypatch.setenv("LOGICPARSE_PARSER_PRECISION", "fp32")
+    assert load_parser("default", runtime="onnx").precision == "fp32"
     monkeypatch.setenv("LOGICPARSE_PARSER_PRECISION", "int4")
     with pytest.raises(ModelLoadError, match=r"E106.*precision 'int4'.*"
                                              r"LOGICPARSE_PARSER_PRECISION.*fp32, int8"):
@@ -75,3 +89,60 @@ def test_precision_from_the_environment_and_unknown_ones(cache, monkeypatch):
 
 def test_pytorch_runs_float32():
     assert load_parser("default", runtime="torch", precision="int8").precision == "fp32"
+
+
+# ---- the graph rewrite itself, on one matrix product ----------------------------------------
+
+def _quantized_matmul(tmp_path, k=16, n=8):
+    """A float MatMul [rows, k] x [k, n] quantized by ONNX Runtime's dynamic quantization."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    w = np.random.default_rng(0).normal(size=(k, n)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "t", k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b", "t", n])],
+        [numpy_helper.from_array(w, "w")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              tmp_path / "f.onnx")
+    quantize_dynamic(str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx"),
+                     weight_type=QuantType.QInt8, per_channel=True)
+    return onnx.load(str(tmp_path / "q.onnx")), w
+
+
+def _run(model, x):
+    import onnxruntime as ort
+
+    return ort.InferenceSession(model.SerializeToString(),
+                                providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+
+
+def test_per_row_quantizes_each_token_on_its_own(tmp_path):
+    import onnx
+
+    from logicparse.parser.int8 import per_row
+
+    model, w = _quantized_matmul(tmp_path)
+    batch = onnx.ModelProto()
+    batch.CopyFrom(model)
+    rows = per_row(model)
+    x = np.random.default_rng(1).normal(size=(2, 3, 16)).astype(np.float32)
+    loud = x.copy()
+    loud[1] *= 1000  # another sentence in the batch, a thousand times larger
+    got, got_loud = _run(rows, x), _run(rows, loud)
+    np.testing.assert_array_equal(got[0], got_loud[0])  # the first sentence does not see it
+    assert np.abs(got - x @ w).max() < 0.05 * np.abs(x @ w).max()  # and is still x @ w
+    # One scale per batch, what the rewrite replaces, lets the loud sentence swamp the first.
+    assert not np.array_equal(_run(batch, x)[0], _run(batch, loud)[0])
+
+
+def test_per_row_refuses_a_graph_it_does_not_know(tmp_path):
+    import onnx
+
+    from logicparse.parser.int8 import per_row
+
+    _quantized_matmul(tmp_path)
+    with pytest.raises(ValueError, match="no dynamically quantized matrix product"):
+        per_row(onnx.load(str(tmp_path / "f.onnx")))  # the float32 file

@@ -1,0 +1,117 @@
+"""The parser's network in int8 with activations quantized one row (one token) at a time.
+
+ONNX Runtime's dynamic quantization gives each matrix product one activation scale for the whole
+batch (``DynamicQuantizeLinear``), so a sentence's int8 tree depends on the sentences parsed beside
+it. :func:`per_row` rewrites its graph so that every row of every activation matrix gets its own
+scale: symmetric, ``max |x| / 127``, stored as uint8 around a fixed zero point of 128. A token's
+result then depends on that token alone, and a sentence parses the same in any batch. The weights
+stay as the dynamic quantization wrote them (int8, one scale per output channel).
+
+For each ``DynamicQuantizeLinear`` → ``MatMulInteger`` → ``Cast`` → ``Mul(scale)`` chain:
+
+    x2 = Reshape(x, [-1, K])                     rows × inputs
+    s  = max(|x2|, per row) / 127                one scale per row
+    q  = QuantizeLinear(x2, s, 128, axis=0)      uint8
+    y  = MatMulIntegerToFloat(q, W, 1, w_scale, 128, 0) * s[:, None], reshaped to x's rows
+
+``MatMulIntegerToFloat`` (an ONNX Runtime operator) takes one scale for its first input, hence
+the row scale applied after it. Measured on this project's CPU: docs/parser.md.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+ZERO_POINT = 128
+
+
+def per_row(model):
+    """Rewrite ``model`` (an ``onnx.ModelProto`` from ``quantize_dynamic`` with symmetric int8
+    weights) in place to per-row activation quantization; returns it. A graph of another shape
+    raises ValueError, so that the caller keeps float32."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    graph = model.graph
+    weights = {t.name: t for t in graph.initializer}
+    producer = {out: n for n in graph.node for out in n.output}
+    users = defaultdict(list)
+    for node in graph.node:
+        for name in node.input:
+            users[name].append(node)
+    added = []
+
+    def const(name: str, value) -> str:
+        added.append(numpy_helper.from_array(np.asarray(value), name))
+        return name
+
+    inv127, tiny, one = (const("int8/inv127", np.float32(1 / 127)),
+                         const("int8/tiny", np.float32(1e-12)), const("int8/one", np.float32(1)))
+    zp, zero, c_zp = (const("int8/zp", np.uint8(ZERO_POINT)), const("int8/zero", np.float32(0)),
+                      const("int8/zp_float", np.float32(ZERO_POINT)))
+    last, first = const("int8/last", np.array([-1], np.int64)), const("int8/first", np.array([0], np.int64))
+    nodes, dropped, rows = [], set(), {}
+
+    def shape_of(name: str) -> tuple:
+        if name not in weights:
+            raise ValueError(f"{name} is not a constant weight")
+        return tuple(weights[name].dims)
+
+    for node in graph.node:
+        if node.op_type == "DynamicQuantizeLinear":
+            x, q, p = node.input[0], node.output[0], node.output[0] + "/row"
+            inputs = {shape_of(u.input[1])[0] for u in users[q] if u.op_type == "MatMulInteger"}
+            if len(inputs) != 1 or len(users[q]) != len([u for u in users[q]
+                                                          if u.op_type == "MatMulInteger"]):
+                raise ValueError(f"{x} is quantized for something other than matrix products")
+            rows_of = const(p + "/2d", np.array([-1, inputs.pop()], np.int64))
+            nodes += [
+                helper.make_node("Reshape", [x, rows_of], [p + "/x"]),
+                helper.make_node("ReduceMax", [p + "/x"], [p + "/max"], axes=[1], keepdims=0),
+                helper.make_node("ReduceMin", [p + "/x"], [p + "/min"], axes=[1], keepdims=0),
+                helper.make_node("Neg", [p + "/min"], [p + "/-min"]),
+                helper.make_node("Max", [p + "/max", p + "/-min"], [p + "/abs"]),
+                helper.make_node("Mul", [p + "/abs", inv127], [p + "/s0"]),
+                helper.make_node("Max", [p + "/s0", tiny], [p + "/s"]),  # an all-zero row
+                # QuantizeLinear wants a zero point per scale: 128 for each row.
+                helper.make_node("Mul", [p + "/s", zero], [p + "/z0"]),
+                helper.make_node("Add", [p + "/z0", c_zp], [p + "/z1"]),
+                helper.make_node("Cast", [p + "/z1"], [p + "/zp"], to=TensorProto.UINT8),
+                helper.make_node("QuantizeLinear", [p + "/x", p + "/s", p + "/zp"], [q], axis=0),
+                helper.make_node("Unsqueeze", [p + "/s", last], [p + "/s_col"]),
+                helper.make_node("Shape", [x], [p + "/shape"]),
+                helper.make_node("Slice", [p + "/shape", first, last], [p + "/lead"]),
+            ]
+            rows[q] = p
+        elif node.op_type == "MatMulInteger":
+            a, w, _, w_zp = node.input
+            after = users[node.output[0]]
+            if (a not in rows or len(after) != 1 or after[0].op_type != "Cast"
+                    or len(users[after[0].output[0]]) != 1):
+                raise ValueError(f"{node.name}: not the dynamic quantization's pattern")
+            if numpy_helper.to_array(weights[w_zp]).any():
+                raise ValueError(f"{node.name}: its weights are not symmetric")
+            cast = after[0]
+            mul = users[cast.output[0]][0]
+            scales = producer[mul.input[1]]  # activation scale × weight scales
+            p, out = rows[a], mul.output[0]
+            n_out = const(out + "/n", np.array([shape_of(w)[1]], np.int64))
+            nodes += [
+                helper.make_node("MatMulIntegerToFloat", [a, w, one, scales.input[1], zp, w_zp],
+                                 [out + "/y"], domain="com.microsoft"),
+                helper.make_node("Mul", [out + "/y", p + "/s_col"], [out + "/ys"]),
+                helper.make_node("Concat", [p + "/lead", n_out], [out + "/shape"], axis=0),
+                helper.make_node("Reshape", [out + "/ys", out + "/shape"], [out]),
+            ]
+            dropped |= {id(cast), id(mul), id(scales)}
+        else:
+            nodes.append(node)
+    if not rows:
+        raise ValueError("no dynamically quantized matrix product")
+    del graph.node[:]
+    graph.node.extend(n for n in nodes if id(n) not in dropped)
+    graph.initializer.extend(added)
+    if not any(o.domain == "com.microsoft" for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    return model
