@@ -32,7 +32,8 @@ def summarize(runs: dict[str, list[dict]]) -> dict:
     p50 and lone p50, and its requests/s over the base setting's."""
     out = {}
     for name, rs in runs.items():
-        out[name] = {"rps": round(sum(r["requests"] for r in rs) / sum(r["seconds"] for r in rs), 2),
+        seconds = sum(r["seconds"] for r in rs)
+        out[name] = {"rps": round(sum(r["requests"] for r in rs) / seconds, 2),
                      "p50_ms": statistics.median(r["p50_ms"] for r in rs),
                      "lone_p50_ms": statistics.median(r["lone_p50_ms"] for r in rs),
                      "5xx": sum(r["5xx"] for r in rs)}

@@ -50,7 +50,8 @@ def per_row(model):
                          const("int8/tiny", np.float32(1e-12)), const("int8/one", np.float32(1)))
     zp, zero, c_zp = (const("int8/zp", np.uint8(ZERO_POINT)), const("int8/zero", np.float32(0)),
                       const("int8/zp_float", np.float32(ZERO_POINT)))
-    last, first = const("int8/last", np.array([-1], np.int64)), const("int8/first", np.array([0], np.int64))
+    last = const("int8/last", np.array([-1], np.int64))
+    first = const("int8/first", np.array([0], np.int64))
     nodes, dropped, rows = [], set(), {}
 
     def shape_of(name: str) -> tuple:
@@ -73,7 +74,7 @@ def per_row(model):
                 helper.make_node("Neg", [p + "/min"], [p + "/-min"]),
                 helper.make_node("Max", [p + "/max", p + "/-min"], [p + "/abs"]),
                 helper.make_node("Mul", [p + "/abs", inv127], [p + "/s0"]),
-                helper.make_node("Max", [p + "/s0", tiny], [p + "/s"]),  # an all-zero row
+                helper.make_node("Max", [p + "/s0", tiny], [p + "/s"]),  # a row of zeros
                 # QuantizeLinear wants a zero point per scale: 128 for each row.
                 helper.make_node("Mul", [p + "/s", zero], [p + "/z0"]),
                 helper.make_node("Add", [p + "/z0", c_zp], [p + "/z1"]),
@@ -83,7 +84,7 @@ def per_row(model):
                 helper.make_node("Shape", [x], [p + "/shape"]),
                 helper.make_node("Slice", [p + "/shape", first, last], [p + "/lead"]),
             ]
-            rows[q] = p
+            rows[q] = (p, node.output[1])
         elif node.op_type == "MatMulInteger":
             a, w, _, w_zp = node.input
             after = users[node.output[0]]
@@ -95,10 +96,13 @@ def per_row(model):
             cast = after[0]
             mul = users[cast.output[0]][0]
             scales = producer[mul.input[1]]  # activation scale × weight scales
-            p, out = rows[a], mul.output[0]
+            (p, batch_scale), out = rows[a], mul.output[0]
+            w_scale = [name for name in scales.input if name != batch_scale]
+            if scales.op_type != "Mul" or len(w_scale) != 1:
+                raise ValueError(f"{node.name}: its scales are not the dynamic quantization's")
             n_out = const(out + "/n", np.array([shape_of(w)[1]], np.int64))
             nodes += [
-                helper.make_node("MatMulIntegerToFloat", [a, w, one, scales.input[1], zp, w_zp],
+                helper.make_node("MatMulIntegerToFloat", [a, w, one, w_scale[0], zp, w_zp],
                                  [out + "/y"], domain="com.microsoft"),
                 helper.make_node("Mul", [out + "/y", p + "/s_col"], [out + "/ys"]),
                 helper.make_node("Concat", [p + "/lead", n_out], [out + "/shape"], axis=0),

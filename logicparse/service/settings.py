@@ -51,7 +51,7 @@ class Settings(BaseSettings):
     torch_threads: int = Field(
         1, ge=1, description="Torch threads per worker process. One is fastest for the short "
         "inputs of a service and when workers or other jobs share the cores (measured: "
-        "docs/service.md).")
+        "docs/history.md).")
     batch_size: int = Field(
         16, ge=1, description="Most texts one thread annotates together: waiting requests are "
         "batched (a larger request runs alone).")
