@@ -187,3 +187,15 @@ def check_device(device) -> str:
         raise OptionError(Errors.E024.format(device=device, reason="needs Apple's MPS, which "
                                              "this machine lacks", torch=torch.__version__))
     return device
+
+
+def model_name(model, spec=None) -> Optional[str]:
+    """A loaded model's name (a parser's, the sense models'), with the precision its network runs
+    in when that is not float32 (an int8 parser's trees differ from float32's in about a third of
+    the sentences), so that shards and the service say which one made their labels. ``spec`` names
+    a model that is None (not loaded)."""
+    if model is None:
+        return None if spec is None else str(spec)
+    name = str(getattr(model, "name", None) or spec or type(model).__name__)
+    precision = getattr(model, "precision", None)
+    return f"{name} ({precision})" if isinstance(precision, str) and precision != "fp32" else name

@@ -16,7 +16,7 @@ from typing import Optional
 
 import pyarrow as pa
 
-from ..resources import offline_environment
+from ..resources import model_name, offline_environment
 from ..terminal import warnings_as_lines
 from ..tokens import Document
 from .shards import documents_to_table
@@ -138,10 +138,10 @@ class ChunkAnnotator:
             self.annotator.parser = _TimedParser(self.annotator.parser, self)
         # A custom factory's models are named by the objects alone, never by the unused specs.
         self.models = {
-            "parser": _name(getattr(self.annotator, "parser", None),
-                            None if spec.factory else spec.parser),
-            "senses": _name(getattr(self.annotator, "senses", None),
-                            None if spec.factory else spec.senses),
+            "parser": model_name(getattr(self.annotator, "parser", None),
+                                 None if spec.factory else spec.parser),
+            "senses": model_name(getattr(self.annotator, "senses", None),
+                                 None if spec.factory else spec.senses),
         }
         self.load_s = round(time.perf_counter() - t0, 3)
         self.ready_at = time.time()  # wall clock: the run measures start-up (spawn, imports, load)
@@ -185,17 +185,6 @@ class _TimedParser:
 
     def __getattr__(self, name):
         return getattr(self._parser, name)
-
-
-def _name(model, spec) -> Optional[str]:
-    """The model's name, with the precision its network runs in when that is not float32 (an
-    int8 parser's trees differ from float32's in about a third of the sentences), so that a run
-    says which one made its shards."""
-    if model is None:
-        return None if spec is None else str(spec)
-    name = str(getattr(model, "name", None) or spec)
-    precision = getattr(model, "precision", None)
-    return f"{name} ({precision})" if isinstance(precision, str) and precision != "fp32" else name
 
 
 @lru_cache(maxsize=1)

@@ -22,6 +22,7 @@ from logicparse import taxonomy
 from logicparse.annotator import check_text, extends_lists
 from logicparse.errors import Errors, LogicparseError
 from logicparse.mapping import find_keywords
+from logicparse.resources import model_name
 from logicparse.tokens.document import Document
 
 from .decisions import decided_none
@@ -357,8 +358,8 @@ def _count(annotator, texts: list[str], classified: set, extended: bool) -> tupl
 
 
 def parser_name(annotator) -> str:
-    parser = getattr(annotator, "parser", None)
-    return str(getattr(parser, "name", type(parser).__name__))
+    """The parser's name as shard manifests give it (with "(int8)" for an int8 network)."""
+    return model_name(getattr(annotator, "parser", None)) or "None"
 
 
 def _senses_name(annotator) -> Optional[str]:

@@ -205,18 +205,6 @@ def test_worker_stats_travel_as_arrow_columns():
     assert WorkerStats.from_arrow(table.slice(1), prefix="__") == stats
 
 
-def test_the_manifest_names_a_parser_with_the_precision_it_runs_in():
-    """An int8 network gives a few different trees, so a run says which one made its shards."""
-    from types import SimpleNamespace
-
-    from logicparse.batch.worker import _name
-
-    assert _name(SimpleNamespace(name="p", precision="int8"), "default") == "p (int8)"
-    assert _name(SimpleNamespace(name="p", precision="fp32"), "default") == "p"
-    assert _name(SimpleNamespace(name="p"), "default") == "p"  # a parser of one's own
-    assert _name(None, "default") == "default" and _name(None, None) is None
-
-
 def test_worker_trims_the_heap_after_every_chunk(monkeypatch):
     """Counted through the caller that must trim: the worker's chunk call, not the helper."""
     import sys

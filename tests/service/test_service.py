@@ -139,6 +139,8 @@ def test_labels_taxonomy_health(client):
     ready = client.get("/readyz")
     assert ready.status_code == 200 and ready.json()["status"] == "ready"
     assert ready.json()["senses"] is None
+    # The bundled parser's network runs in int8 on a CPU, as shard manifests also say.
+    assert ready.json()["parser"] == "logicparse-minilm-v4 (int8)"
     assert client.get("/docs").status_code == 200
     page = client.get("/")
     assert page.status_code == 200 and "/static/app.js" in page.text
