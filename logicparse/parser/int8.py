@@ -91,14 +91,15 @@ def per_row(model):
             if (a not in rows or len(after) != 1 or after[0].op_type != "Cast"
                     or len(users[after[0].output[0]]) != 1):
                 raise ValueError(f"{node.name}: not the dynamic quantization's pattern")
-            if numpy_helper.to_array(weights[w_zp]).any():
+            if w_zp not in weights or numpy_helper.to_array(weights[w_zp]).any():
                 raise ValueError(f"{node.name}: its weights are not symmetric")
             cast = after[0]
             mul = users[cast.output[0]][0]
-            scales = producer[mul.input[1]]  # activation scale × weight scales
+            scales = producer.get(mul.input[-1])  # activation scale × weight scales
             (p, batch_scale), out = rows[a], mul.output[0]
-            w_scale = [name for name in scales.input if name != batch_scale]
-            if scales.op_type != "Mul" or len(w_scale) != 1:
+            w_scale = [name for name in getattr(scales, "input", ()) if name != batch_scale]
+            if (mul.op_type != "Mul" or scales is None or scales.op_type != "Mul"
+                    or len(w_scale) != 1):
                 raise ValueError(f"{node.name}: its scales are not the dynamic quantization's")
             n_out = const(out + "/n", np.array([shape_of(w)[1]], np.int64))
             nodes += [
