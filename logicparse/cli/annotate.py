@@ -28,7 +28,9 @@ def annotate(
         "a local Ray instance with --workers CPUs, listening on 127.0.0.1 only."),
     shard_size: int = typer.Option(1000, "--shard-size", min=1, help="Documents per shard."),
     parser: str = typer.Option("default", "--parser", help="'default' (bundled), a benepar "
-                               "model name such as benepar_en3, or a model directory."),
+                               "model name such as benepar_en3, or a model directory. On a CPU "
+                               "its network runs in int8 (LOGICPARSE_PARSER_PRECISION=fp32 for "
+                               "the trained float32 weights); the manifest says which ran."),
     senses: str = typer.Option("default", "--senses", help="Keyword decisions: 'default' (tree "
                                "rules + bundled sense classifiers), 'rules' (no encoder), 'mpnet' "
                                "(logicparse[mpnet]), a directory, or 'none' for each keyword's "

@@ -20,7 +20,9 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="Interface to bind; 0.0.0.0 inside a container.")
     port: int = Field(8000, ge=0, le=65535, description="TCP port.")
     workers: int = Field(1, ge=1, description="Worker processes; each loads its own models.")
-    parser: str = Field("default", description="'default' (bundled), a benepar model name, or a path.")
+    parser: str = Field("default", description="'default' (bundled), a benepar model name, or a "
+                        "path. On a CPU its network runs in int8 (LOGICPARSE_PARSER_PRECISION=fp32 "
+                        "for the trained float32 weights).")
     senses: Optional[str] = Field(
         "default", description="Keyword decisions: 'default' (tree rules + sense classifiers), "
         "'rules' (no encoder), 'mpnet' (the optional stronger encoder), a path, or 'none' (every "
