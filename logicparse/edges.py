@@ -13,13 +13,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from . import arguments
-from .constituents import is_punct, trim_punct
+from .constituents import trim_punct
 from .taxonomy import UNARY
 from .tokens import Relation
-
-__all__ = ["is_punct", "tidy_arguments"]
-
-
 
 
 def tidy_arguments(tokens: Sequence[str], relations: list[Relation]) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from .annotator import Sentence, build_documents
-from .edges import is_punct
+from .constituents import is_punct
 from .errors import DataFormatError, Errors
 from .gdtb import GdtbDocument
 from .mapping import DEFAULT_MAPPING
