@@ -120,7 +120,7 @@ def _decide_steps(matches: Sequence[tuple[Sentence, Match]], senses: Optional[Se
 def extends_lists(senses, mapping: str) -> bool:
     """Whether the keyword lists' extensions (``never``, ``whereas``, …) are matched: by the
     default annotator only; ``senses=None`` or ``mapping="paper"`` keep the paper's lists."""
-    return senses is not None and mapping == "default"
+    return senses is not None and mapping in ("default", "learned")
 
 
 def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
@@ -128,7 +128,8 @@ def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
                     ) -> list[Document]:
     """(id, text, sentences) -> Documents. Sense queries of all items go to the classifier
     together (in chunks of ``DECIDE_CHUNK``), so that ``pipe`` encodes many keywords per encoder
-    call. ``mapping``: "default" or "paper" (Algorithm 1 exactly; mapping.py)."""
+    call. ``mapping``: "default", "paper" (Algorithm 1 exactly; mapping.py) or "learned"
+    (argument_model.py)."""
     return drain(build_documents_steps(items, senses, mapping))
 
 
@@ -146,6 +147,7 @@ def build_documents_steps(items: Sequence[tuple[str, str, list[Sentence]]],
     decisions = yield from _decide_steps([(f[3], f[4]) for f in found], senses)
     yield  # before mapping and labelling
     per_doc: list[list[Relation]] = [[] for _ in items]
+    rules = "default" if mapping == "learned" else mapping  # the learned choice starts from them
     sent_starts: list[list[int]] = []
     for _, _, sentences in items:
         starts, off = [], 0
@@ -158,7 +160,7 @@ def build_documents_steps(items: Sequence[tuple[str, str, list[Sentence]]],
             continue
         cat = category(m.keyword.text, dec.relation)
         previous = (sent_starts[d][s - 1], offset) if s > 0 else None
-        depth, alpha, beta = map_keyword(sent.tree, m.start, m.end, cat, offset, previous, mapping)
+        depth, alpha, beta = map_keyword(sent.tree, m.start, m.end, cat, offset, previous, rules)
         per_doc[d].append(Relation(
             keyword=" ".join(sent.tokens[m.start:m.end]), relation=dec.relation, category=cat,
             sentence=s, depth=depth, key=[[m.start + offset, m.end + offset]], alpha=alpha,
@@ -167,8 +169,13 @@ def build_documents_steps(items: Sequence[tuple[str, str, list[Sentence]]],
     docs = []
     for (doc_id, text, sentences), relations, starts in zip(items, per_doc, sent_starts):
         tokens = [t for s in sentences for t in s.tokens]
-        if mapping == "default":
+        if rules == "default":
             tidy_arguments(tokens, relations)
+        if mapping == "learned":
+            from .argument_model import contexts, load_argument_model
+
+            load_argument_model().choose(tokens, contexts(
+                [s.tree for s in sentences], starts, tokens, relations))
         docs.append(Document(
             id=doc_id, text=text, tokens=tokens,
             token_starts=[o for s in sentences for o in s.starts],
@@ -218,7 +225,8 @@ class Annotator:
     (no encoder is loaded); the default decides, unlike :func:`annotate_trees`, whose default is
     None. ``spacy_model``: None for spaCy's rule-based English tokenizer and
     sentencizer (no download needed), or an installed pipeline name such as "en_core_web_sm".
-    ``mapping``: "default" (α/β widened to the arguments measured better on GDTB) or "paper"
+    ``mapping``: "default" (α/β widened to the arguments measured better on GDTB), "learned"
+    (the default's spans or a candidate the bundled classifier scores higher) or "paper"
     (Algorithm 1 exactly).
     """
 

@@ -392,6 +392,8 @@ class Errors(metaclass=_WithCodes):
             "Leave the context out of the re-balanced set.")
     E538 = ("Cannot write {path} ({reason}); nothing partial was left. It needs about {need} and the "
             "disk has {free} free: free space there, or choose an --out on a writable disk with room.")
+    E542 = ("Argument model {path} cannot be used: {reason}. Rebuild it with 'logicparse mapping "
+            "train --gdtb DIR --out {path}', or use mapping 'default' (the rules alone).")
     E540 = "Table {path}: {reason}. {fix}."
     E541 = "Table {path}, row {row}, column {column!r}: {reason}. {fix}."
     E531 = ("Results file {path}, line {line}, is damaged ({reason}). It was not changed: mend or "

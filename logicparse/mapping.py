@@ -31,8 +31,9 @@ from .taxonomy import EXTRINSIC, INTRINSIC, LABEL_IDS, UNARY, Keyword, keywords
 from .tokens import Relation
 from .trees import ParseTree
 
-#: Mapping names: "default" (measured better on GDTB, arguments.py) and "paper" (Algorithm 1).
-MAPPINGS = ("default", "paper")
+#: Mapping names: "default" (the rules of arguments.py, measured better on GDTB), "paper"
+#: (Algorithm 1) and "learned" (the rules' spans or a better candidate, argument_model.py).
+MAPPINGS = ("default", "paper", "learned")
 DEFAULT_MAPPING = "default"
 
 #: Most labels one token lists. Every keyword above a token adds one, so nested keywords

@@ -29,7 +29,7 @@ class WorkerSpec:
     parser: str = "default"
     senses: Optional[str] = "default"
     device: str = "cpu"
-    mapping: str = "default"  # "default" or "paper" (Algorithm 1 exactly)
+    mapping: str = "default"  # "default", "learned" or "paper" (Algorithm 1 exactly)
     threads: int = 1  # torch threads per worker; processes, not threads, are how a run scales
     # "module:function" returning an object with .pipe(texts, batch_size, ids) and, optionally,
     # .parser.name / .senses.name. For tests and custom pipelines; None = logicparse.Annotator.

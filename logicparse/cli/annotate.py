@@ -36,8 +36,10 @@ def annotate(
                                "(logicparse[mpnet]), a directory, or 'none' for each keyword's "
                                "lexicon relation (the paper's literal behaviour; faster)."),
     mapping: str = typer.Option("default", "--mapping", help="α/β mapping: 'default' (widened to "
-                                "the arguments measured better on GDTB) or 'paper' (Algorithm 1 "
-                                "exactly). Recorded in manifest.json."),
+                                "the arguments measured better on GDTB), 'paper' (Algorithm 1 "
+                                "exactly) or 'learned' (the default's spans or a candidate a "
+                                "classifier trained on GDTB scores higher). Recorded in "
+                                "manifest.json."),
     device: str = typer.Option("cpu", "--device", help="torch device of the models."),
     threads: int = typer.Option(1, "--threads", min=1, help="torch threads per worker. Use more "
                                 "workers rather than more threads: processes scale better."),

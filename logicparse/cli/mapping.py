@@ -28,8 +28,9 @@ def eval_(
         None, "--save-trees", help="Write the trees mapped over to DIR/DOC.mrg, so that a later "
         "run can take --trees DIR instead of parsing again."),
     mapping: str = typer.Option("default", "--mapping", help="'default' (α/β widened to the "
-                                "arguments measured better on GDTB) or 'paper' (Algorithm 1 "
-                                "exactly)."),
+                                "arguments measured better on GDTB), 'paper' (Algorithm 1 "
+                                "exactly) or 'learned' (the default's spans or a candidate the "
+                                "bundled classifier scores higher)."),
     errors: Optional[Path] = typer.Option(
         None, "--errors", help="Write every relation not matched exactly to FILE, one JSON object "
         "a line (sentence, tree, predicted and gold spans, missing and extra tokens)."),
@@ -82,6 +83,48 @@ def eval_(
         print(f"{len(misses)} misses written to {errors}", file=sys.stderr)
     result.update({"trees": trees, "split": split})
     print(json.dumps(result))
+
+
+@mapping_app.command("train")
+def train(
+    gdtb: Path = typer.Option(..., "--gdtb", help="GDTB directory (raw/, gold/, const/, SPLITS.json)."),
+    out: Path = typer.Option(..., "--out", help="Directory to write the model to (alpha.skops, "
+                             "beta.skops, meta.json); logicparse/models/arguments is the bundled one."),
+    trees: str = typer.Option("gold", "--trees", help="Trees to learn from: 'gold' (DIR/const/), "
+                              "'parser' (parse the same tokens), or a directory of DOC.mrg files "
+                              "as 'mapping eval --save-trees' writes. The bundled model learnt "
+                              "from the bundled parser's trees."),
+    split: str = typer.Option("train", "--split", help="Split of SPLITS.json to learn from."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the classifiers (same data and seed, "
+                             "same model)."),
+) -> None:
+    """Fit the learned α/β choice (--mapping learned) on GDTB's annotated arguments: one
+    classifier per role scores the candidate spans of each relation the rules map. Prints the
+    number of relations and candidates, then one JSON object as the last stdout line."""
+    from ..argument_training import fit, gdtb_examples, save
+    from ..gdtb import read_gdtb
+
+    docs = read_gdtb(gdtb, split)
+    tree_dir = None if trees in ("gold", "parser") else Path(trees)
+    if tree_dir is not None and not tree_dir.is_dir():
+        raise typer.BadParameter(f"{trees!r} is not 'gold', 'parser' or a directory of DOC.mrg "
+                                 "files.", param_hint="'--trees'")
+    parser = None
+    if trees == "parser":
+        from ..parser import load_parser
+
+        parser = load_parser("default")
+    trees_of = None
+    if tree_dir is not None:
+        trees_of = lambda doc: [line for line in (tree_dir / f"{doc.name}.mrg").read_text(  # noqa: E731
+            encoding="utf-8").splitlines() if line.strip()]
+    examples = gdtb_examples(docs, trees_of, parser)
+    print(f"{len(examples)} relations from {len(docs)} documents", file=sys.stderr)
+    estimators, codes = fit(examples, seed)
+    save(out, estimators, codes, {"split": split, "trees": trees if tree_dir is None else "directory",
+                                  "seed": seed, "relations": len(examples)})
+    meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
+    print(json.dumps({"out": str(out), "relations": len(examples), "files": meta["files"]}))
 
 
 def register(app: typer.Typer) -> None:

@@ -62,8 +62,9 @@ def get_encoder(spec: str = DEFAULT_ENCODER, device: str = "cpu") -> Encoder:
     return Encoder(spec, device=device)
 
 
-def load_estimator(path: Path, sha256: Optional[str] = None):
-    """A skops file, checked: present, unchanged since training, readable, trusted types only."""
+def load_estimator(path: Path, sha256: Optional[str] = None, trusted=TRUSTED_TYPES):
+    """A skops file, checked: present, unchanged since training, readable, and holding no type
+    beyond skops' own and ``trusted``."""
     import skops.io as sio
 
     if not path.is_file():
@@ -74,7 +75,7 @@ def load_estimator(path: Path, sha256: Optional[str] = None):
         untrusted = sio.get_untrusted_types(file=path)
     except (zipfile.BadZipFile, json.JSONDecodeError, KeyError, ValueError, OSError, EOFError) as e:
         raise ModelLoadError(Errors.E206.format(path=path, reason=e)) from e
-    bad = sorted(set(untrusted) - TRUSTED_TYPES)
+    bad = sorted(set(untrusted) - trusted)
     if bad:
         raise ModelLoadError(Errors.E208.format(path=path, types=bad))
     try:

@@ -27,9 +27,10 @@ class Settings(BaseSettings):
         "default", description="Keyword decisions: 'default' (tree rules + sense classifiers), "
         "'rules' (no encoder), 'mpnet' (the optional stronger encoder), a path, or 'none' (every "
         "keyword its lexicon relation, no encoder).")
-    mapping: Literal["default", "paper"] = Field(
+    mapping: Literal["default", "paper", "learned"] = Field(
         "default", description="α/β mapping: 'default' (widened to the arguments measured better "
-        "on GDTB) or 'paper' (Algorithm 1 exactly).")
+        "on GDTB), 'paper' (Algorithm 1 exactly) or 'learned' (the default's spans or a "
+        "candidate a classifier trained on GDTB scores higher).")
     device: str = Field("cpu", description="Torch device for the parser and sense encoder.")
     max_chars: int = Field(100_000, ge=1, description="Most characters of text in one request.")
     max_texts: int = Field(256, ge=1, description="Most texts in one request.")

@@ -1,0 +1,277 @@
+"""The learned α/β choice (``mapping="learned"``): the rules' spans, or a better candidate.
+
+For each binary relation the rules of arguments.py have mapped, candidate spans are drawn from the
+tree: for β the keyword's ancestors without the keyword, or what follows it (up to each later
+sister); for α each ancestor's part before the keyword, the ancestor without the keyword's branch,
+its other children (and those children without one of theirs), and in the two sentences before,
+the whole sentence, its clauses, and the sentence without one of its children; each with the
+coordinator or subordinator before it added, or a leading one removed. The rules' span and
+Algorithm 1's are candidates too. One gradient-boosted classifier per role (trained on GDTB's
+annotated arguments by ``logicparse mapping train``) scores whether a candidate is exactly the
+argument, from the candidate's position and size, the tags at its edges, its agreement with the
+rules' span and the keyword, relation and tree labels; the best-scored candidate replaces the
+rules' span. Unary relations keep the rules' span.
+
+Token sets leave punctuation out (as the GDTB scorer does); the chosen set becomes token ranges
+with any punctuation between its tokens put back.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional, Sequence
+
+from .constituents import CLAUSES, base_label, children, is_punct
+from .errors import Errors, ModelLoadError
+from .mapping import keyword_node, map_keyword
+from .taxonomy import UNARY
+from .trees import ParseTree
+
+#: Names of the categorical features, in order; the numeric ones follow them.
+CATEGORICAL = ("op", "label", "keyword", "relation", "category", "keyword_label", "parent_label",
+               "variant", "relation_op", "first_tag", "last_tag", "tag_before", "tag_after")
+UNKNOWN = 250  # the code of a category not seen in training (HistGradientBoosting's limit is 255)
+SAYING = frozenset({"said", "says", "say", "told", "according", "added", "noted", "reported",
+                    "explained", "argued", "claimed", "think", "believe", "thinks", "believes",
+                    "know", "mean", "guess"})
+FORMAT = "logicparse-arguments/1"
+# What skops must build for a HistGradientBoostingClassifier beyond the types it trusts: the
+# trees' predictor and the input check sklearn wraps in a partial. Nothing else is accepted.
+TRUSTED_TYPES = frozenset({"sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+                           "sklearn.utils.validation.check_array", "functools.partial"})
+
+
+def _ancestors(tree: ParseTree, node: int) -> list[int]:
+    out = []
+    while node >= 0:
+        out.append(node)
+        node = tree.parents[node]
+    return out
+
+
+def _span(tree: ParseTree, node: int) -> set[int]:
+    return set(range(tree.starts[node], tree.ends[node]))
+
+
+def _tag(tree: ParseTree, i: int) -> str:
+    return base_label(tree.labels[tree.leaf_parents[i]]) if 0 <= i < len(tree.leaves) else "NONE"
+
+
+def _in_sentence(tree: ParseTree, start: int, end: int) -> tuple[list, list]:
+    """α and β candidates inside the keyword's sentence: (tokens, op, level, label)."""
+    _, pa, _ = keyword_node(tree, start, end)
+    key = set(range(start, end))
+    alpha, beta = [], []
+    for level, a in enumerate(_ancestors(tree, pa if pa >= 0 else 0)):
+        s, e, label = tree.starts[a], tree.ends[a], base_label(tree.labels[a])
+        kids = children(tree, a)
+        branch = next((c for c in kids if tree.starts[c] <= start and tree.ends[c] >= end), None)
+        whole = set(range(s, e))
+        beta += [(whole - key, "key", level, label), (set(range(end, e)), "after", level, label)]
+        alpha.append((set(range(s, start)), "before", level, label))
+        if branch is not None:
+            own = _span(tree, branch)
+            alpha += [(whole - own, "minusbranch", level, label),
+                      (set(range(s, tree.starts[branch])), "beforebranch", level, label),
+                      (set(range(tree.ends[branch], e)), "afterbranch", level, label)]
+            beta.append((own - key, "branch", level, base_label(tree.labels[branch])))
+        for c in kids:
+            if c == branch:
+                continue
+            own, cl = _span(tree, c), base_label(tree.labels[c])
+            alpha.append((own, "child", level, cl))
+            if tree.starts[c] >= end:
+                beta.append((set(range(end, tree.ends[c])), "tochild", level, cl))
+            if cl in CLAUSES or cl == "VP":
+                for g in children(tree, c):
+                    alpha.append((own - _span(tree, g), "childminus", level,
+                                  base_label(tree.labels[g])))
+    return alpha, beta
+
+
+def _before(tree: ParseTree, back: int) -> list:
+    """α candidates in the sentence ``back`` sentences before the keyword's."""
+    whole = set(range(len(tree.leaves)))
+    out = [(whole, "prevall", back, base_label(tree.labels[0]))]
+    for x in range(1, len(tree.labels)):
+        label = base_label(tree.labels[x])
+        if label in CLAUSES or label in ("SBAR", "VP"):
+            out.append((_span(tree, x), "prevnode", back, label))
+    for c in children(tree, 0):
+        out.append((whole - _span(tree, c), "prevminus", back, base_label(tree.labels[c])))
+    return out
+
+
+def _variants(cands: list, tree: ParseTree) -> list:
+    """The coordinator or subordinator before a candidate added; a leading one removed."""
+    out = []
+    for toks, op, level, label in cands:
+        if not toks:
+            continue
+        lo = min(toks)
+        if lo > 0 and _tag(tree, lo - 1) in ("CC", "IN"):
+            out.append((toks | {lo - 1}, op + "+prevword", level, label))
+        if _tag(tree, lo) in ("CC", "IN", "RB") and len(toks) > 1:
+            out.append((toks - {lo}, op + "-first", level, label))
+    return out
+
+
+class Context:
+    """What the features of one relation's candidates read: the keyword's sentence and the two
+    before it (trees and document offsets), the rules' and Algorithm 1's spans."""
+
+    def __init__(self, trees: Sequence[ParseTree], starts: Sequence[int], tokens: Sequence[str],
+                 rel, sentence: int, key: tuple[int, int]):
+        self.rel, self.s, self.key = rel, sentence, key
+        self.tree, self.off = trees[sentence], starts[sentence]
+        self.punct = {i for i, t in enumerate(tokens) if is_punct(t)}
+        self.tags, self.words = {}, {}
+        for k in range(sentence, max(-1, sentence - 3), -1):
+            t = trees[k]
+            for j, w in enumerate(t.leaves):
+                self.tags[starts[k] + j], self.words[starts[k] + j] = _tag(t, j), w.lower()
+        ks, ke = key[0] - self.off, key[1] - self.off
+        previous = (starts[sentence - 1], self.off) if sentence > 0 else None
+        _, p_alpha, p_beta = map_keyword(self.tree, ks, ke, rel.category, self.off, previous, "paper")
+        self.rules = {"alpha": self._set(rel.alpha), "beta": self._set(rel.beta)}
+        self.paper = {"alpha": self._set(p_alpha), "beta": self._set(p_beta)}
+        n, pa, _ = keyword_node(self.tree, ks, ke)
+        self.labels = (base_label(self.tree.labels[n]) if n >= 0 else "VIRT",
+                       base_label(self.tree.labels[pa]) if pa >= 0 else "NONE")
+        self.initial = all(i in self.punct for i in range(self.off, key[0]))
+        self.previous_length = self.off - starts[sentence - 1] if sentence > 0 else 0
+        alpha, beta = _in_sentence(self.tree, ks, ke)
+        alpha, beta = alpha + _variants(alpha, self.tree), beta + _variants(beta, self.tree)
+        self.candidates = {"alpha": self._lift(alpha, self.off), "beta": self._lift(beta, self.off)}
+        for back in (1, 2):
+            if sentence - back >= 0:
+                self.candidates["alpha"] += self._lift(_before(trees[sentence - back], back),
+                                                       starts[sentence - back])
+        if sentence >= 2:
+            both = set(range(starts[sentence - 2], self.off)) - self.punct
+            self.candidates["alpha"].append((frozenset(both), "prev2all", 2, "S"))
+        for role in ("alpha", "beta"):
+            self.candidates[role] = self._dedupe(role)
+
+    def _set(self, ranges) -> frozenset:
+        return frozenset(t for a, b in ranges for t in range(a, b) if t not in self.punct)
+
+    def _lift(self, cands: list, offset: int) -> list:
+        return [(frozenset(t + offset for t in toks if t + offset not in self.punct), op, lvl, lab)
+                for toks, op, lvl, lab in cands]
+
+    def _dedupe(self, role: str) -> list:
+        seen: dict = {}
+        extra = [(self.rules[role], "rule", -1, "RULE"), (self.paper[role], "paper", -1, "PAPER")]
+        for c in self.candidates[role] + extra:
+            if c[0] and c[0] not in seen:
+                seen[c[0]] = c
+        return list(seen.values())
+
+    def features(self, role: str, cand, code) -> list:
+        """One candidate's features; ``code(name, value)`` turns a category into its number."""
+        toks, op, level, label = cand
+        rule, paper = self.rules[role], self.paper[role]
+        off, n, (ks, ke) = self.off, len(self.tree.leaves), self.key
+        lo, hi, size = min(toks), max(toks), len(toks)
+        tags, words, rel = self.tags, self.words, self.rel
+        name = rel.relation
+        cats = (op, label, rel.keyword.lower(), name, rel.category, *self.labels,
+                op.split("+")[-1] if "+" in op else "-", f"{name}:{op.split('+')[0].split('-')[0]}",
+                tags.get(lo, "NONE"), tags.get(hi, "NONE"), tags.get(lo - 1, "NONE"),
+                tags.get(hi + 1, "NONE"))
+        return [*(code(k, v) for k, v in zip(CATEGORICAL, cats)),
+                level, int(toks == rule), int(toks == paper), _jaccard(toks, rule),
+                _jaccard(toks, paper), size, size / max(1, n), sum(x < ks for x in toks) / size,
+                sum(x >= ke for x in toks) / size, sum(x < off for x in toks) / size,
+                sum(1 for x in toks if x + 1 not in toks and x != hi),
+                ks - hi if hi < ks else -1, lo - ke if lo >= ke else -1, int(self.initial), n,
+                self.previous_length, len(toks & rule) / max(1, len(rule)), len(toks & rule) / size,
+                int(lo >= off and hi < off + n), sum(words.get(x) in SAYING for x in toks),
+                sum(tags.get(x, "").startswith("VB") for x in toks),
+                sum(tags.get(x) in ("VBD", "VBZ", "VBP", "MD") for x in toks),
+                len(toks - rule), len(rule - toks), int(words.get(off - 1) == "?"),
+                int(toks < rule), int(toks > rule)]
+
+
+def _jaccard(a: frozenset, b: frozenset) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+def contexts(trees: Sequence[ParseTree], starts: Sequence[int], tokens: Sequence[str],
+             relations) -> list[tuple[object, Context]]:
+    """(relation, Context) for each binary relation of one document."""
+    out = []
+    for rel in relations:
+        if rel.category == UNARY or not rel.key:
+            continue
+        key = (rel.key[0][0], rel.key[-1][1])
+        out.append((rel, Context(trees, starts, tokens, rel, rel.sentence, key)))
+    return out
+
+
+def to_ranges(toks: frozenset, tokens: Sequence[str]) -> list[list[int]]:
+    """Token ranges of a set, a gap of punctuation only closed."""
+    out: list[list[int]] = []
+    for t in sorted(toks):
+        if out and all(is_punct(tokens[i]) for i in range(out[-1][1], t)):
+            out[-1][1] = t + 1
+        else:
+            out.append([t, t + 1])
+    return out
+
+
+class ArgumentModel:
+    """The two classifiers (α, β) and the category codes they were trained with."""
+
+    def __init__(self, estimators: dict, codes: dict, meta: dict):
+        self.estimators, self.codes, self.meta = estimators, codes, meta
+
+    def code(self, name: str, value: str) -> int:
+        return self.codes[name].get(value, UNKNOWN)
+
+    def choose(self, tokens: Sequence[str], found: list) -> None:
+        """Replace the rules' α and β of each (relation, Context) by the best-scored candidate."""
+        import numpy as np
+
+        for role in ("alpha", "beta"):
+            rows, owner = [], []
+            for i, (_, ctx) in enumerate(found):
+                for cand in ctx.candidates[role]:
+                    rows.append(ctx.features(role, cand, self.code))
+                    owner.append((i, cand[0]))
+            if not rows:
+                continue
+            p = self.estimators[role].predict_proba(np.asarray(rows, dtype=float))[:, 1]
+            best: dict[int, tuple[float, frozenset]] = {}
+            for (i, toks), pi in zip(owner, p):
+                if i not in best or pi > best[i][0]:
+                    best[i] = (pi, toks)
+            for i, (_, toks) in best.items():
+                setattr(found[i][0], role, to_ranges(toks, tokens))
+
+
+def bundled_model_dir() -> Path:
+    return Path(__file__).parent / "models" / "arguments"
+
+
+@lru_cache(maxsize=4)
+def load_argument_model(directory: Optional[str] = None) -> ArgumentModel:
+    """The model in ``directory`` (the bundled one by default), its files checked against the
+    digests ``meta.json`` records and holding only the types a HistGradientBoosting needs."""
+    from .senses.classifier import load_estimator
+
+    path = Path(directory) if directory else bundled_model_dir()
+    meta_path = path / "meta.json"
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if meta.get("format") != FORMAT:
+            raise ValueError(f"{meta_path.name} says format {meta.get('format')!r}, not {FORMAT!r}")
+        files, codes = meta["files"], meta["codes"]
+        estimators = {role: load_estimator(path / files[role]["file"], files[role]["sha256"],
+                                           trusted=TRUSTED_TYPES) for role in ("alpha", "beta")}
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        raise ModelLoadError(Errors.E542.format(path=path, reason=e)) from e
+    return ArgumentModel(estimators, codes, meta)

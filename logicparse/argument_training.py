@@ -1,0 +1,94 @@
+"""``logicparse mapping train``: the learned α/β choice (argument_model.py) fitted on GDTB.
+
+Every Explicit GDTB relation whose connective is a keyword, and that the annotator (lexicon
+relations, the default mapping) maps as a binary relation, gives one example per role: the
+candidates of argument_model.py, labelled 1 for the one that equals the annotated argument (Arg1
+for α, Arg2 for β; punctuation left out) and 0 for the others. One HistGradientBoostingClassifier
+per role; the same data and seed give the same model.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from .argument_model import CATEGORICAL, FORMAT, UNKNOWN, Context, contexts
+from .constituents import is_punct
+from .resources import file_sha256
+
+PARAMS = {"max_iter": 300, "learning_rate": 0.1, "max_leaf_nodes": 31}
+
+
+def gdtb_examples(docs, trees: Optional[Callable] = None, parser=None
+                  ) -> list[tuple[Context, dict]]:
+    """(Context, {"alpha": gold tokens, "beta": gold tokens}) per GDTB relation the annotator maps
+    as binary. ``trees``: None for the gold trees (or ``parser``'s over the same tokens), else a
+    function from a document to its bracketed trees."""
+    from .annotator import build_documents
+    from .scorer import gdtb_sentences
+    from .taxonomy import keywords
+
+    kw = keywords()
+    out = []
+    for doc in docs:
+        sentences = gdtb_sentences(doc, parser, trees(doc) if trees is not None else None)
+        mapped = build_documents([(doc.name, doc.text, sentences)], senses=None)[0]
+        found = {tuple(range(r.key[0][0], r.key[-1][1])): ctx
+                 for r, ctx in contexts([s.tree for s in sentences], mapped.sentence_starts,
+                                        mapped.tokens, mapped.relations)}
+        punct = {i for i, t in enumerate(mapped.tokens) if is_punct(t)}
+        for rel in doc.explicit:
+            if rel.connective.lower() not in kw:
+                continue
+            ctx = found.get(tuple(sorted(doc.tokens_in(rel.connective_spans))))
+            if ctx is not None:
+                out.append((ctx, {"alpha": frozenset(doc.tokens_in(rel.arg1) - punct),
+                                  "beta": frozenset(doc.tokens_in(rel.arg2) - punct)}))
+    return out
+
+
+class _Codes:
+    """Category codes in order of first sight, at most ``UNKNOWN`` per feature."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, dict[str, int]] = {name: {} for name in CATEGORICAL}
+
+    def __call__(self, name: str, value: str) -> int:
+        table = self.codes[name]
+        if value not in table and len(table) < UNKNOWN:
+            table[value] = len(table)
+        return table.get(value, UNKNOWN)
+
+
+def fit(examples: Sequence[tuple[Context, dict]], seed: int = 0):
+    """(estimators by role, category codes)."""
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    codes, estimators = _Codes(), {}
+    for role in ("alpha", "beta"):
+        rows, labels = [], []
+        for ctx, gold in examples:
+            for cand in ctx.candidates[role]:
+                rows.append(ctx.features(role, cand, codes))
+                labels.append(int(cand[0] == gold[role]))
+        estimators[role] = HistGradientBoostingClassifier(
+            **PARAMS, categorical_features=list(range(len(CATEGORICAL))),
+            random_state=seed).fit(np.asarray(rows, dtype=float), np.asarray(labels))
+    return estimators, codes.codes
+
+
+def save(out: Path, estimators: dict, codes: dict, info: dict) -> None:
+    """Write ``alpha.skops``, ``beta.skops`` and ``meta.json`` (their digests, the codes)."""
+    import skops.io as sio
+
+    out.mkdir(parents=True, exist_ok=True)
+    files = {}
+    for role, est in estimators.items():
+        path = out / f"{role}.skops"
+        sio.dump(est, path)
+        files[role] = {"file": path.name, "sha256": file_sha256(path)}
+    meta = {"format": FORMAT, "files": files, "codes": codes, "params": PARAMS, **info}
+    (out / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n",
+                                   encoding="utf-8")
