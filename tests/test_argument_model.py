@@ -1,0 +1,138 @@
+"""The learned α/β choice (``mapping="learned"``): the bundled model on sentences where it beats
+the rules, how a chosen span becomes ranges, training deterministic under a seed, and a missing,
+foreign or altered model refused with E542."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from logicparse import annotate_trees
+from logicparse.argument_model import (ArgumentModel, bundled_model_dir, contexts,
+                                       load_argument_model, to_ranges)
+from logicparse.cli import _register, app
+from logicparse.errors import LogicparseError
+
+GDTB = Path(__file__).parent / "fixtures" / "mapping" / "gdtb"
+WHEN = ("(S (NP-SBJ (PRP I)) (VP (VBP look) (PRT (RB forward)) (PP (IN to) (S-NOM (VP (VBG going) "
+        "(PP (IN over) (NP (NN manuscript))) (PP (IN with) (NP (PRP you))) (SBAR (WHADVP (WRB when)) "
+        "(S (NP-SBJ (PRP you)) (VP (VBP return)))))))) (. .))")
+BEFORE = ("(S (VP (VP (VB Go) (ADVP-TMP (RB ahead))) (CC and) (VP (VB fasten) (NP (DT both) "
+          "(NNS straps)) (SBAR-ADV (IN before) (S (NP-SBJ (PRP you)) (VP (VBP wash)))))) (. .))")
+
+_register()
+
+
+def _words(doc, ranges):
+    return " ".join(doc.tokens[t] for a, b in ranges for t in range(a, b))
+
+
+def _relation(doc, keyword):
+    return next(r for r in doc.relations if r.keyword == keyword)
+
+
+@pytest.mark.parametrize("tree, keyword, rules_alpha, learned_alpha", [
+    # GDTB's annotators take the whole clause the time adjunct modifies; the rules stop at the VP
+    # the subordinate clause attaches to.
+    (WHEN, "when", "to going over manuscript with you",
+     "I look forward to going over manuscript with you"),
+    (BEFORE, "before", "and fasten both straps", "Go ahead and fasten both straps"),
+])
+def test_the_learned_alpha_is_the_clause_a_reader_means(tree, keyword, rules_alpha, learned_alpha):
+    rules = _relation(annotate_trees(tree), keyword)
+    learned = _relation(annotate_trees(tree, mapping="learned"), keyword)
+    assert _words(annotate_trees(tree), rules.alpha) == rules_alpha
+    doc = annotate_trees(tree, mapping="learned")
+    assert _words(doc, learned.alpha) == learned_alpha
+    assert learned.beta == rules.beta and learned.key == rules.key
+
+
+def test_unary_relations_and_labels_follow_the_choice():
+    doc = annotate_trees(WHEN + " (S (NP (PRP I)) (VP (VBP do) (RB not) (VP (VB know))) (. .))",
+                         mapping="learned")
+    rules = annotate_trees(WHEN + " (S (NP (PRP I)) (VP (VBP do) (RB not) (VP (VB know))) (. .))")
+    assert _relation(doc, "not").alpha == _relation(rules, "not").alpha  # unary: the rules' span
+    when = _relation(doc, "when")
+    alpha_label = doc.logic[0]  # "I" is in the learned α only
+    assert alpha_label and not rules.logic[0]
+    assert when.alpha[0][0] == 0
+
+
+def test_a_chosen_set_becomes_ranges_with_inner_punctuation_put_back():
+    tokens = ["We", "held", "hearings", ",", "called", "witnesses", ",", "and", "left", "."]
+    assert to_ranges(frozenset({0, 1, 2, 4, 5}), tokens) == [[0, 6]]
+    assert to_ranges(frozenset({0, 1, 8}), tokens) == [[0, 2], [8, 9]]  # a word gap stays
+    assert to_ranges(frozenset(), tokens) == []
+
+
+class _Prefers:
+    """An estimator stand-in that scores the ``index``-th row (candidate) above all others."""
+
+    def __init__(self, index):
+        self.index = index
+
+    def predict_proba(self, rows):
+        import numpy as np
+
+        return np.array([[0.0, 1.0] if i == self.index else [0.9, 0.1] for i in range(len(rows))])
+
+
+def test_choose_takes_the_best_scored_candidate_of_each_relation():
+    from logicparse.trees import read_tree
+
+    doc = annotate_trees(WHEN)
+    found = contexts([read_tree(WHEN)], doc.sentence_starts, doc.tokens, doc.relations)
+    (rel, ctx), = found
+    alphas, betas = ctx.candidates["alpha"], ctx.candidates["beta"]
+    i = next(k for k, c in enumerate(alphas) if c[0] != ctx.rules["alpha"])
+    j = next(k for k, c in enumerate(betas) if c[0] != ctx.rules["beta"])
+    model = ArgumentModel({"alpha": _Prefers(i), "beta": _Prefers(j)}, {}, {})
+    model.code = lambda name, value: 0
+    model.choose(doc.tokens, found)
+    assert rel.alpha == to_ranges(alphas[i][0], doc.tokens)
+    assert rel.beta == to_ranges(betas[j][0], doc.tokens)
+
+
+def _train(out, seed=0):
+    r = CliRunner().invoke(app, ["mapping", "train", "--gdtb", str(GDTB), "--split", "dev",
+                                 "--out", str(out), "--seed", str(seed)])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_training_is_deterministic_and_its_model_loads(tmp_path):
+    """skops names a file's parts by object id, so two runs' bytes differ; their models do not."""
+    import numpy as np
+
+    from logicparse.argument_training import gdtb_examples
+    from logicparse.gdtb import read_gdtb
+
+    a, b = _train(tmp_path / "a"), _train(tmp_path / "b")
+    assert a["relations"] == b["relations"] == 3
+    ma, mb = load_argument_model(str(tmp_path / "a")), load_argument_model(str(tmp_path / "b"))
+    assert ma.codes == mb.codes and ma.codes["keyword"] == {"but": 0, "because": 1, "and": 2}
+    examples = gdtb_examples(read_gdtb(GDTB, "dev"))
+    for role in ("alpha", "beta"):
+        rows = np.array([ctx.features(role, c, ma.code) for ctx, _ in examples
+                         for c in ctx.candidates[role]], dtype=float)
+        assert len(rows) > 3
+        assert (ma.estimators[role].predict_proba(rows)
+                == mb.estimators[role].predict_proba(rows)).all()
+
+
+def test_a_missing_foreign_or_altered_model_is_refused(tmp_path):
+    with pytest.raises(LogicparseError, match=r"^\[E542\] Argument model .*nowhere.*mapping train"):
+        load_argument_model(str(tmp_path / "nowhere"))
+    copy = tmp_path / "copy"
+    shutil.copytree(bundled_model_dir(), copy)
+    meta = json.loads((copy / "meta.json").read_text())
+    (copy / "meta.json").write_text(json.dumps(dict(meta, format="someone-else/2")))
+    with pytest.raises(LogicparseError, match=r"E542.*someone-else/2"):
+        load_argument_model(str(copy))
+    (copy / "meta.json").write_text(json.dumps(meta))
+    with (copy / "alpha.skops").open("ab") as f:
+        f.write(b"\0")
+    with pytest.raises(LogicparseError, match=r"E542.*sha256"):
+        load_argument_model(str(copy))
