@@ -136,3 +136,23 @@ def test_a_missing_foreign_or_altered_model_is_refused(tmp_path):
         f.write(b"\0")
     with pytest.raises(LogicparseError, match=r"E542.*sha256"):
         load_argument_model(str(copy))
+
+
+@pytest.mark.parametrize("bound, value", [("MAX_TOKENS", 12), ("MAX_RELATIONS", 0),
+                                          ("MAX_CANDIDATES", 10)])
+def test_sentences_beyond_the_bounds_keep_the_default_spans(monkeypatch, bound, value):
+    """Candidates grow with a sentence's length and keywords: beyond each bound (the WHEN
+    sentence has 13 tokens, one binary relation, more than 10 candidates) the default's spans
+    stand, so that no sentence can hold a run (300 keywords once took 53 s)."""
+    import logicparse.argument_model as am
+
+    monkeypatch.setattr(am, bound, value)
+    when = _relation(annotate_trees(WHEN, mapping="learned"), "when")
+    assert _words(annotate_trees(WHEN), when.alpha) == "to going over manuscript with you"
+
+
+def test_a_sentence_of_300_keywords_keeps_the_default_spans():
+    flat = "(S " + " ".join(f"(CC and) (NN x{i})" for i in range(300)) + " (. .))"
+    doc, rules = annotate_trees(flat, mapping="learned"), annotate_trees(flat)
+    assert len(doc.relations) == 300
+    assert [r.to_dict() for r in doc.relations] == [r.to_dict() for r in rules.relations]

@@ -13,7 +13,8 @@ over all rounds. Run it on an otherwise idle machine (``flock /work/heavy.lock``
 shared).
 
 ``--old-env``/``--new-env NAME=VALUE`` set environment variables for one side (the same checkout
-in two settings: the parser's float32 network against its int8 default, for instance).
+in two settings: the parser's float32 network against its int8 default, for instance), and
+``--old-args``/``--new-args="--mapping learned"`` add options to one side's command.
 
 Identity: sentence by sentence, whether the two runs wrote the same bracketed tree, the same
 brackets with the part-of-speech tags left aside, and the F1 of the two runs' labelled brackets
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -40,12 +42,14 @@ ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CORPUS = ROOT.parent / "shared" / "data" / "corpora" / "inaugural"
 
 
-def annotate(checkout: Path, corpus: Path, out: Path, workers: int, extra_env=()) -> dict:
+def annotate(checkout: Path, corpus: Path, out: Path, workers: int, extra_env=(),
+             extra_args=()) -> dict:
     env = dict(os.environ, PYTHONPATH=str(checkout), HF_HUB_OFFLINE="1",
                TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     env.update(v.split("=", 1) for v in extra_env)
     cmd = [sys.executable, "-c", "from logicparse.cli import main; main()", "annotate",
-           str(corpus), "--out", str(out), "--workers", str(workers), "--overwrite", "--quiet"]
+           str(corpus), "--out", str(out), "--workers", str(workers), "--overwrite", "--quiet",
+           *extra_args]
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env, cwd=checkout)
     wall = time.perf_counter() - t0
@@ -129,6 +133,8 @@ def main() -> None:
     ap.add_argument("--compare", type=Path, nargs=2, metavar=("OLD_SHARDS", "NEW_SHARDS"))
     ap.add_argument("--old-env", nargs="*", default=[], metavar="NAME=VALUE")
     ap.add_argument("--new-env", nargs="*", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--old-args", default="", help="options added to the old side's command")
+    ap.add_argument("--new-args", default="", help="options added to the new side's command")
     args = ap.parse_args()
     if args.compare:
         result = compare(*args.compare, examples=args.examples)
@@ -152,8 +158,9 @@ def main() -> None:
         for which in ("old", "new"):
             checkout = (args.old if which == "old" else args.new).resolve()
             env = args.old_env if which == "old" else args.new_env
-            res = annotate(checkout, args.corpus.resolve(), args.out / which, args.workers, env)
-            res.update(round=r, which=which, checkout=str(checkout), env=env)
+            extra = shlex.split(args.old_args if which == "old" else args.new_args)
+            res = annotate(checkout, args.corpus.resolve(), args.out / which, args.workers, env, extra)
+            res.update(round=r, which=which, checkout=str(checkout), env=env, args=extra)
             runs[which].append(res)
             with log.open("a") as f:
                 f.write(json.dumps(res) + "\n")

@@ -4,7 +4,8 @@
 
 Times `annotate_trees` one sentence at a time over every tree of the treebank (reading the
 bracketed string included), best of --repeat runs, for both mappings in the same process,
-interleaved: "paper" (Algorithm 1) and "default" (the wider arguments), so that the rates compare.
+interleaved: "paper" (Algorithm 1), "default" (the wider arguments) and "learned" (the default's
+spans or a candidate the bundled classifier prefers), so that the rates compare.
 """
 
 import argparse
@@ -24,7 +25,7 @@ args = ap.parse_args()
 
 trees = list(split_trees(Path(args.treebank).read_text(encoding="utf-8")))
 print(f"treebank        {args.treebank}")
-best = {"paper": float("inf"), "default": float("inf")}
+best = {"paper": float("inf"), "default": float("inf"), "learned": float("inf")}
 counts = {}
 # Interleaved, so that a load change on a shared machine hits both mappings alike.
 for _ in range(args.repeat):
