@@ -122,11 +122,10 @@ class Context:
     """What the features of one relation's candidates read: the keyword's sentence and the two
     before it (trees and document offsets), the rules' and Algorithm 1's spans."""
 
-    def __init__(self, trees: Sequence[ParseTree], starts: Sequence[int], tokens: Sequence[str],
+    def __init__(self, trees: Sequence[ParseTree], starts: Sequence[int], punct: set[int],
                  rel, sentence: int, key: tuple[int, int]):
-        self.rel, self.s, self.key = rel, sentence, key
+        self.rel, self.s, self.key, self.punct = rel, sentence, key, punct
         self.tree, self.off = trees[sentence], starts[sentence]
-        self.punct = {i for i, t in enumerate(tokens) if is_punct(t)}
         self.tags, self.words = {}, {}
         for k in range(sentence, max(-1, sentence - 3), -1):
             t = trees[k]
@@ -216,11 +215,11 @@ def contexts(trees: Sequence[ParseTree], starts: Sequence[int], tokens: Sequence
     for rel in relations:
         if rel.category != UNARY and rel.key:
             by_sentence.setdefault(rel.sentence, []).append(rel)
-    out = []
+    out, punct = [], {i for i, t in enumerate(tokens) if is_punct(t)}
     for s, rels in by_sentence.items():
         if len(trees[s].leaves) > MAX_TOKENS or len(rels) > MAX_RELATIONS:
             continue
-        found = [(rel, Context(trees, starts, tokens, rel, s, (rel.key[0][0], rel.key[-1][1])))
+        found = [(rel, Context(trees, starts, punct, rel, s, (rel.key[0][0], rel.key[-1][1])))
                  for rel in rels]
         if sum(len(c.candidates["alpha"]) + len(c.candidates["beta"]) for _, c in found) \
                 <= MAX_CANDIDATES:
