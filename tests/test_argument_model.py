@@ -156,3 +156,13 @@ def test_a_sentence_of_300_keywords_keeps_the_default_spans():
     doc, rules = annotate_trees(flat, mapping="learned"), annotate_trees(flat)
     assert len(doc.relations) == 300
     assert [r.to_dict() for r in doc.relations] == [r.to_dict() for r in rules.relations]
+
+
+def test_training_on_documents_without_relations_is_refused(tmp_path, monkeypatch):
+    import logicparse.argument_training as training
+
+    monkeypatch.setattr(training, "gdtb_examples", lambda *a: [])
+    r = CliRunner().invoke(app, ["mapping", "train", "--gdtb", str(GDTB), "--split", "dev",
+                                 "--out", str(tmp_path / "m")])
+    assert r.exit_code != 0 and "E532" in r.output and "no relation the annotator maps" in r.output
+    assert not (tmp_path / "m").exists()

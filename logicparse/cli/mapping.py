@@ -100,7 +100,7 @@ def train(
 ) -> None:
     """Fit the learned α/β choice (--mapping learned) on GDTB's annotated arguments: one
     classifier per role scores the candidate spans of each relation the rules map. Prints the
-    number of relations and candidates, then one JSON object as the last stdout line."""
+    number of relations on stderr, then one JSON object as the last stdout line."""
     from ..argument_training import fit, gdtb_examples, save
     from ..gdtb import read_gdtb
 
@@ -119,6 +119,11 @@ def train(
         trees_of = lambda doc: [line for line in (tree_dir / f"{doc.name}.mrg").read_text(  # noqa: E731
             encoding="utf-8").splitlines() if line.strip()]
     examples = gdtb_examples(docs, trees_of, parser)
+    if not examples:
+        from ..errors import DataFormatError, Errors
+
+        raise DataFormatError(Errors.E532.format(path=gdtb, split=split,
+                                                 detail=" (no relation the annotator maps)"))
     print(f"{len(examples)} relations from {len(docs)} documents", file=sys.stderr)
     estimators, codes = fit(examples, seed)
     save(out, estimators, codes, {"split": split, "trees": trees if tree_dir is None else "directory",
