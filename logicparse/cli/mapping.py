@@ -49,31 +49,18 @@ def eval_(
     if mapping not in MAPPINGS:
         raise typer.BadParameter(f"{mapping!r} is not one of {', '.join(map(repr, MAPPINGS))}.",
                                  param_hint="'--mapping'")
-    tree_dir = None
-    if trees not in ("gold", "parser"):
-        tree_dir = Path(trees)
-        if not tree_dir.is_dir():
-            raise typer.BadParameter(f"{trees!r} is not 'gold', 'parser' or a directory of DOC.mrg "
-                                     "files.", param_hint="'--trees'")
+    doc_trees = _tree_files(trees)
     docs = read_gdtb(gdtb, None if split == "all" else split)
-    p = None
-    if trees == "parser":
-        from ..parser import load_parser
-
-        p = load_parser(parser)
+    p = _parser(trees, parser)
     done = [0]
 
     def progress(name: str) -> None:
         done[0] += 1
         print(f"[{done[0]}/{len(docs)}] {safe(name)}", file=sys.stderr, flush=True)
 
-    def doc_trees(doc) -> list[str]:
-        text = (tree_dir / f"{doc.name}.mrg").read_text(encoding="utf-8")
-        return [line for line in text.splitlines() if line.strip()]
-
     misses: Optional[list] = [] if errors is not None else None
     result = evaluate_mapping(docs, parser=p, progress=progress, mapping=mapping,
-                              trees=doc_trees if tree_dir is not None else None, errors=misses,
+                              trees=doc_trees, errors=misses,
                               save_trees=save_trees)
     if errors is not None:
         errors.parent.mkdir(parents=True, exist_ok=True)
@@ -104,21 +91,9 @@ def train(
     from ..argument_training import fit, gdtb_examples, save
     from ..gdtb import read_gdtb
 
+    trees_of = _tree_files(trees)
     docs = read_gdtb(gdtb, split)
-    tree_dir = None if trees in ("gold", "parser") else Path(trees)
-    if tree_dir is not None and not tree_dir.is_dir():
-        raise typer.BadParameter(f"{trees!r} is not 'gold', 'parser' or a directory of DOC.mrg "
-                                 "files.", param_hint="'--trees'")
-    parser = None
-    if trees == "parser":
-        from ..parser import load_parser
-
-        parser = load_parser("default")
-    trees_of = None
-    if tree_dir is not None:
-        trees_of = lambda doc: [line for line in (tree_dir / f"{doc.name}.mrg").read_text(  # noqa: E731
-            encoding="utf-8").splitlines() if line.strip()]
-    examples = gdtb_examples(docs, trees_of, parser)
+    examples = gdtb_examples(docs, trees_of, _parser(trees, "default"))
     if not examples:
         from ..errors import DataFormatError, Errors
 
@@ -126,10 +101,36 @@ def train(
                                                  detail=" (no relation the annotator maps)"))
     print(f"{len(examples)} relations from {len(docs)} documents", file=sys.stderr)
     estimators, codes = fit(examples, seed)
-    save(out, estimators, codes, {"split": split, "trees": trees if tree_dir is None else "directory",
+    save(out, estimators, codes, {"split": split, "trees": "directory" if trees_of else trees,
                                   "seed": seed, "relations": len(examples)})
     meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
     print(json.dumps({"out": str(out), "relations": len(examples), "files": meta["files"]}))
+
+
+def _tree_files(trees: str):
+    """For ``--trees DIR``: a function from a document to the trees of ``DIR/DOC.mrg`` (one a
+    line); None for 'gold' and 'parser'."""
+    if trees in ("gold", "parser"):
+        return None
+    tree_dir = Path(trees)
+    if not tree_dir.is_dir():
+        raise typer.BadParameter(f"{trees!r} is not 'gold', 'parser' or a directory of DOC.mrg "
+                                 "files.", param_hint="'--trees'")
+
+    def doc_trees(doc) -> list[str]:
+        text = (tree_dir / f"{doc.name}.mrg").read_text(encoding="utf-8")
+        return [line for line in text.splitlines() if line.strip()]
+
+    return doc_trees
+
+
+def _parser(trees: str, name: str):
+    """The parser to map over for ``--trees parser``, else None."""
+    if trees != "parser":
+        return None
+    from ..parser import load_parser
+
+    return load_parser(name)
 
 
 def register(app: typer.Typer) -> None:
