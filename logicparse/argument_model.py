@@ -59,9 +59,9 @@ def _tag(tree: ParseTree, i: int) -> str:
     return base_label(tree.labels[tree.leaf_parents[i]]) if 0 <= i < len(tree.leaves) else "NONE"
 
 
-def _in_sentence(tree: ParseTree, start: int, end: int) -> tuple[list, list]:
-    """α and β candidates inside the keyword's sentence: (tokens, op, level, label)."""
-    _, pa, _ = keyword_node(tree, start, end)
+def _in_sentence(tree: ParseTree, start: int, end: int, pa: int) -> tuple[list, list]:
+    """α and β candidates inside the keyword's sentence (``pa``: the keyword node's parent):
+    (tokens, op, level, label)."""
     key = set(range(start, end))
     alpha, beta = [], []
     for level, a in enumerate(_ancestors(tree, pa if pa >= 0 else 0)):
@@ -118,19 +118,42 @@ def _variants(cands: list, tree: ParseTree) -> list:
     return out
 
 
-class Context:
-    """What the features of one relation's candidates read: the keyword's sentence and the two
-    before it (trees and document offsets), the rules' and Algorithm 1's spans."""
+def _lift(cands: list, offset: int, punct: set[int]) -> list:
+    """Sentence-level candidates as document-level token sets, punctuation left out."""
+    return [(frozenset(t + offset for t in toks if t + offset not in punct), op, lvl, lab)
+            for toks, op, lvl, lab in cands]
+
+
+class _Sentence:
+    """What every relation of one sentence shares: the tags and words of it and the two sentences
+    before it, and the α candidates those two sentences give."""
 
     def __init__(self, trees: Sequence[ParseTree], starts: Sequence[int], punct: set[int],
-                 rel, sentence: int, key: tuple[int, int]):
-        self.rel, self.s, self.key, self.punct = rel, sentence, key, punct
-        self.tree, self.off = trees[sentence], starts[sentence]
+                 sentence: int):
         self.tags, self.words = {}, {}
         for k in range(sentence, max(-1, sentence - 3), -1):
             t = trees[k]
             for j, w in enumerate(t.leaves):
                 self.tags[starts[k] + j], self.words[starts[k] + j] = _tag(t, j), w.lower()
+        self.before = []
+        for back in (1, 2):
+            if sentence - back >= 0:
+                self.before += _lift(_before(trees[sentence - back], back), starts[sentence - back],
+                                     punct)
+        if sentence >= 2:
+            both = set(range(starts[sentence - 2], starts[sentence])) - punct
+            self.before.append((frozenset(both), "prev2all", 2, "S"))
+
+
+class Context:
+    """What the features of one relation's candidates read: the keyword's sentence and the two
+    before it (``shared``), the rules' and Algorithm 1's spans."""
+
+    def __init__(self, trees: Sequence[ParseTree], starts: Sequence[int], punct: set[int],
+                 rel, sentence: int, key: tuple[int, int], shared: _Sentence):
+        self.rel, self.key, self.punct = rel, key, punct
+        self.tree, self.off = trees[sentence], starts[sentence]
+        self.tags, self.words = shared.tags, shared.words
         ks, ke = key[0] - self.off, key[1] - self.off
         previous = (starts[sentence - 1], self.off) if sentence > 0 else None
         _, p_alpha, p_beta = map_keyword(self.tree, ks, ke, rel.category, self.off, previous, "paper")
@@ -141,25 +164,15 @@ class Context:
                        base_label(self.tree.labels[pa]) if pa >= 0 else "NONE")
         self.initial = all(i in self.punct for i in range(self.off, key[0]))
         self.previous_length = self.off - starts[sentence - 1] if sentence > 0 else 0
-        alpha, beta = _in_sentence(self.tree, ks, ke)
+        alpha, beta = _in_sentence(self.tree, ks, ke, pa)
         alpha, beta = alpha + _variants(alpha, self.tree), beta + _variants(beta, self.tree)
-        self.candidates = {"alpha": self._lift(alpha, self.off), "beta": self._lift(beta, self.off)}
-        for back in (1, 2):
-            if sentence - back >= 0:
-                self.candidates["alpha"] += self._lift(_before(trees[sentence - back], back),
-                                                       starts[sentence - back])
-        if sentence >= 2:
-            both = set(range(starts[sentence - 2], self.off)) - self.punct
-            self.candidates["alpha"].append((frozenset(both), "prev2all", 2, "S"))
+        self.candidates = {"alpha": _lift(alpha, self.off, punct) + shared.before,
+                           "beta": _lift(beta, self.off, punct)}
         for role in ("alpha", "beta"):
             self.candidates[role] = self._dedupe(role)
 
     def _set(self, ranges) -> frozenset:
         return frozenset(t for a, b in ranges for t in range(a, b) if t not in self.punct)
-
-    def _lift(self, cands: list, offset: int) -> list:
-        return [(frozenset(t + offset for t in toks if t + offset not in self.punct), op, lvl, lab)
-                for toks, op, lvl, lab in cands]
 
     def _dedupe(self, role: str) -> list:
         seen: dict = {}
@@ -219,8 +232,9 @@ def contexts(trees: Sequence[ParseTree], starts: Sequence[int], tokens: Sequence
     for s, rels in by_sentence.items():
         if len(trees[s].leaves) > MAX_TOKENS or len(rels) > MAX_RELATIONS:
             continue
-        found = [(rel, Context(trees, starts, punct, rel, s, (rel.key[0][0], rel.key[-1][1])))
-                 for rel in rels]
+        shared = _Sentence(trees, starts, punct, s)
+        found = [(rel, Context(trees, starts, punct, rel, s, (rel.key[0][0], rel.key[-1][1]),
+                               shared)) for rel in rels]
         if sum(len(c.candidates["alpha"]) + len(c.candidates["beta"]) for _, c in found) \
                 <= MAX_CANDIDATES:
             out += found
