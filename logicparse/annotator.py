@@ -246,6 +246,10 @@ class Annotator:
         self.senses = senses if hasattr(senses, "disambiguate") else \
             load_checked(senses, device=device)  # checked above, where it entered
         self.nlp = load_spacy(spacy_model)
+        if self.mapping == "learned":  # a missing or altered model fails here, not mid-run
+            from .argument_model import load_argument_model
+
+            load_argument_model()
 
     @property
     def max_chars(self) -> int:

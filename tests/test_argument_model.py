@@ -166,3 +166,16 @@ def test_training_on_documents_without_relations_is_refused(tmp_path, monkeypatc
                                  "--out", str(tmp_path / "m")])
     assert r.exit_code != 0 and "E532" in r.output and "no relation the annotator maps" in r.output
     assert not (tmp_path / "m").exists()
+
+
+def test_an_annotator_with_a_broken_model_fails_when_built_not_mid_run(monkeypatch, tmp_path):
+    import logicparse.argument_model as am
+    from logicparse import Annotator
+
+    monkeypatch.setattr(am, "bundled_model_dir", lambda: tmp_path / "gone")
+    am.load_argument_model.cache_clear()
+    try:
+        with pytest.raises(LogicparseError, match=r"^\[E542\].*gone"):
+            Annotator(senses=None, mapping="learned")
+    finally:
+        am.load_argument_model.cache_clear()
