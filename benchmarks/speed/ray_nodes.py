@@ -30,11 +30,12 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_CORPUS = ROOT.parent / "shared" / "data" / "corpora" / "inaugural"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import annotate_ab  # noqa: E402
+DEFAULT_CORPUS = annotate_ab.DEFAULT_CORPUS
 # Ray reads it at import, in this process and in every process it starts: nodes and the driver
 # then take 127.0.0.1 as this machine's address.
 LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
@@ -73,25 +74,18 @@ def listening_elsewhere() -> list[str]:
 
 
 def annotate(address: str, corpus: Path, out: Path, workers: int, kill=None) -> dict:
-    env = dict(os.environ, **LOOPBACK_ENV, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1",
-               TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    cmd = [sys.executable, "-c", "from logicparse.cli import main; main()", "annotate",
-           str(corpus), "--out", str(out), "--engine", "ray", "--ray-address", address,
-           "--workers", str(workers), "--overwrite", "--quiet"]
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-                            cwd=ROOT, text=True)
+    """``annotate_ab.annotate`` (the user's command, timed) against the cluster at ``address``;
+    ``kill``: (seconds, function) called that long after the start. Adds the shards' digests."""
     if kill is not None:
-        threading.Timer(kill[0], kill[1]).start()
-    _, err = proc.communicate()
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        return {"ok": False, "wall_seconds": round(wall, 2), "exit": proc.returncode,
-                "stderr_tail": err[-2000:]}
-    m = json.loads((out / "manifest.json").read_text())
-    return {"ok": True, "wall_seconds": round(wall, 2), "run_seconds": m["run"]["seconds"],
-            "sentences": m["run"]["sentences_annotated"], "failed": m["failed"],
-            "shards": [s["sha256"] for s in m["shards"]]}
+        threading.Timer(*kill).start()
+    try:
+        res = annotate_ab.annotate(ROOT, corpus, out, workers,
+                                   [f"{k}={v}" for k, v in LOOPBACK_ENV.items()],
+                                   ["--engine", "ray", "--ray-address", address])
+    except subprocess.CalledProcessError as e:
+        return {"ok": False, "exit": e.returncode}
+    shards = json.loads((out / "manifest.json").read_text())["shards"]
+    return {"ok": True, **res, "shards": [s["sha256"] for s in shards]}
 
 
 def summarize(one: list[float], two: list[float]) -> dict:
@@ -136,7 +130,7 @@ def main() -> None:
             with log.open("a") as f:
                 f.write(json.dumps(res) + "\n")
             if not res["ok"]:
-                raise SystemExit(f"{nodes} node(s), round {r}: the run failed:\n{res['stderr_tail']}")
+                raise SystemExit(f"{nodes} node(s), round {r}: the run failed (exit {res['exit']})")
             print(f"round {r}, {nodes} node(s): {res['wall_seconds']} s wall "
                   f"({res['run_seconds']} s run, {res['sentences']} sentences)", flush=True)
     all_runs = runs[1] + runs[2]
@@ -156,9 +150,8 @@ def main() -> None:
             f.write(json.dumps(dict(res, killed_after=args.kill_after)) + "\n")
         same = bool(all_runs) and res.get("shards") == all_runs[0]["shards"]
         result["node_killed"] = {"after_seconds": args.kill_after, "finished": res["ok"],
-                                 "wall_seconds": res["wall_seconds"],
-                                 "rows_identical": same if res["ok"] else None,
-                                 "stderr_tail": None if res["ok"] else res["stderr_tail"][-400:]}
+                                 "wall_seconds": res.get("wall_seconds"),
+                                 "rows_identical": same if res["ok"] else None}
     (args.out / "result.json").write_text(json.dumps(result, indent=1))
     if args.rounds:
         print(f"two nodes over one: one then two {result['speedup_one_then_two']}, two then one "
