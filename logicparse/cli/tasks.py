@@ -36,6 +36,11 @@ def pararule_balanced(
         None, "--entities", min=2, help="Cut each context to the facts of this many of its "
         "entities (chosen at random) and its rules, and ask its statements of that shorter "
         "context. Default: the whole context."),
+    binding: bool = typer.Option(False, "--binding", help="The warm-up set instead: each "
+                                 "context cut to two entities' facts and no rules, and only the "
+                                 "statements without 'not' ('X is A.' true, 'Y is A.' false): "
+                                 "which of two entities the context gives an attribute. A model "
+                                 "that has not learnt this cannot learn the task (see the docs)."),
     seed: int = typer.Option(0, "--seed", help="The same seed builds the same files."),
 ) -> None:
     """Re-balanced PARARULE-Plus: statements about each context in quartets ("X is A." true,
@@ -57,7 +62,7 @@ def pararule_balanced(
                                                  opts=f"comma-separated depths from 0 to {source_depth}"))
     summary = build_balanced(str(data), str(out) if out else None,
                              (train_size, dev_size, test_size), wanted, seed, source_depth,
-                             per_context, entities)
+                             per_context, entities, binding)
     for name, check in summary["reasoner"].items():
         typer.echo(f"reasoner: {check['agree']:,} of {check['questions']:,} released labels "
                    f"reproduced ({safe(name)}, {check['contexts']:,} contexts)")

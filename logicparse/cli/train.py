@@ -136,6 +136,8 @@ _LIMIT = typer.Option(None, "--limit", help="Use the first N examples of each sp
 _SEED = typer.Option(0, "--seed")
 _DEVICE = typer.Option("auto", "--device", help="auto (cuda when available), cpu, cuda, cuda:1.")
 _NO_BF16 = typer.Option(False, "--no-bf16", help="Train in fp32 on GPU too.")
+_CPU_BF16 = typer.Option(False, "--cpu-bf16", help="Train and evaluate under bf16 autocast on CPU "
+                         "too: about 3x faster on CPUs with AVX512-BF16 or AMX, slower on others.")
 _RESUME = typer.Option(False, "--resume", help="Continue from OUT/ckpt.pt.")
 _RESUMABLE = typer.Option(False, "--resumable", help="--task table: also write "
                                    "OUT/ckpt.pt after each epoch, for --resume (three times the "
@@ -191,6 +193,7 @@ def train(
     seed: int = _SEED,
     device: str = _DEVICE,
     no_bf16: bool = _NO_BF16,
+    cpu_bf16: bool = _CPU_BF16,
     resume: bool = _RESUME,
     resumable: bool = _RESUMABLE,
     no_checkpoint: bool = _NO_CHECKPOINT,
@@ -202,10 +205,10 @@ def train(
 ) -> None:
     """Fine-tune a model with logic labels (Logical Transformer) or without (--logic none).
 
-    Same command on CPU and GPU (bf16 autocast on GPU). Prints progress, writes OUT/metrics.jsonl
-    and, unless --no-checkpoint, OUT/best/ (the model to predict with) and, for the benchmark
-    tasks or with --resumable, OUT/ckpt.pt; prints the final metrics (best dev, test) as one JSON
-    object on the last line of stdout.
+    Same command on CPU and GPU (bf16 autocast on GPU; on CPU with --cpu-bf16). Prints progress,
+    writes OUT/metrics.jsonl and, unless --no-checkpoint, OUT/best/ (the model to predict with)
+    and, for the benchmark tasks or with --resumable, OUT/ckpt.pt; prints the final metrics (best
+    dev, test) as one JSON object on the last line of stdout.
     """
     from ..parser import check_parser
     from ..resources import check_device
@@ -236,7 +239,7 @@ def train(
         eval_batch_size=eval_batch_size, grad_accum=grad_accum, lr=lr, weight_decay=weight_decay,
         warmup=warmup, clip=clip, max_length=max_length, max_target_length=max_target_length,
         num_beams=num_beams, max_steps=max_steps, limit=limit, seed=seed, device=device,
-        bf16=not no_bf16, resume=resume, parser=parser,
+        bf16=not no_bf16, cpu_bf16=cpu_bf16, resume=resume, parser=parser,
         senses=senses_spec(senses), annotate_workers=annotate_workers,
         log_every=log_every, quiet=quiet)
     result = run(cfg)

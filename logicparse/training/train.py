@@ -60,8 +60,11 @@ class Run:
         self.cfg = cfg
         self.device = device = cfg.device if cfg.device != "auto" else (
             "cuda" if torch.cuda.is_available() else "cpu")
-        self.use_bf16 = cfg.bf16 and device.startswith("cuda") and torch.cuda.is_bf16_supported()
-        self.autocast = (lambda: torch.autocast("cuda", dtype=torch.bfloat16)) if self.use_bf16 \
+        on_cuda = device.startswith("cuda")
+        self.use_bf16 = (cfg.bf16 and on_cuda and torch.cuda.is_bf16_supported()) or \
+            (cfg.cpu_bf16 and device == "cpu")
+        kind = "cuda" if on_cuda else "cpu"
+        self.autocast = (lambda: torch.autocast(kind, dtype=torch.bfloat16)) if self.use_bf16 \
             else contextlib.nullcontext
         self.ckpt_path = ckpt_path = os.path.join(cfg.out, "ckpt.pt")
         self.fail = lambda why: DataFormatError(Errors.E523.format(path=ckpt_path, reason=why))

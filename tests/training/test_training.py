@@ -132,6 +132,28 @@ def test_dream_two_steps_logical_multiple_choice(tmp_path, tokenizer):
     train(TrainConfig(**{**cfg.__dict__, "out": str(tmp_path / "run2")}), annotator=Refuse())
 
 
+@pytest.mark.parametrize("cpu_bf16", [False, True])
+def test_cpu_bf16_trains_and_evaluates_under_autocast_only_when_asked(tmp_path, tokenizer,
+                                                                      monkeypatch, cpu_bf16):
+    dtypes = set()
+    forward = torch.nn.Linear.forward
+
+    def recorded(self, x):
+        out = forward(self, x)
+        dtypes.add(out.dtype)
+        return out
+
+    monkeypatch.setattr(torch.nn.Linear, "forward", recorded)
+    out = tmp_path / "run"
+    cfg = TrainConfig(task="dream", model=tiny_bert(tmp_path / "m", tokenizer), logic="none",
+                      data=str(FIX / "dream"), out=str(out), batch_size=2, epochs=1, max_steps=2,
+                      lr=1e-3, quiet=True, log_every=1, device="cpu", cpu_bf16=cpu_bf16)
+    result = train(cfg)
+    assert result["steps"] == 2 and math.isfinite(result["dev"]["loss"])
+    assert metrics(out)[0]["bf16"] is cpu_bf16
+    assert dtypes == ({torch.bfloat16} if cpu_bf16 else {torch.float32})
+
+
 def test_dialogsum_two_steps_seq2seq_with_rouge(tmp_path, tokenizer):
     model = tiny_bart(tmp_path / "m", tokenizer)
     cfg = TrainConfig(task="dialogsum", model=model, data=str(FIX / "dialogsum"),

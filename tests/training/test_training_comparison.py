@@ -53,6 +53,19 @@ def test_command_line_mistakes_are_coded(args, says):
 
 
 @pytest.mark.slow
+def test_a_run_of_another_model_or_precision_is_a_cell_of_its_own():
+    from logicparse.training.comparison import CompareConfig, cell_key, protocol
+
+    old = {"task": "conjnli", "logic": "none", "seed": 0, "train_size": 3000, "epochs": 6,
+           "lr": 1e-4, "layer": "centered", "logic_lr": None}  # recorded before either was kept
+    cfg = CompareConfig(task="conjnli", train_size=3000, epochs=6, lr=1e-4)
+    assert cell_key(old)[3:] == protocol(cfg)
+    for change in ({"model": "all-mpnet-base-v2"}, {"cpu_bf16": True}):
+        assert cell_key({**old, **change})[3:] != protocol(cfg)
+        assert cell_key({**old, **change})[3:] == protocol(CompareConfig(
+            task="conjnli", train_size=3000, epochs=6, lr=1e-4, **change))
+
+
 def test_a_small_table_runs_end_to_end_and_resumes(tmp_path, tokenizer):  # noqa: F811
     """2 seeds x 3 sources of a tiny model on a 40-row table, with the real annotator; a rerun
     trains nothing and reports the same."""

@@ -270,3 +270,36 @@ def test_statements_of_a_shorter_context_follow_from_that_context():
             assert truth(derived, q["text"]) == (q["label"] == "true")
     assert best_single_word(rows) == ("(majority)", 0.5)
     assert rows != balanced_rows(released, 40, seed=1)
+
+
+def test_the_binding_warm_up_asks_which_of_two_entities_has_a_stated_attribute(tmp_path):
+    released = read_rows(str(PARA / "depth2_dev.jsonl"))
+    rows = balanced_rows(released, 20, seed=1, binding=True)
+    assert sum(len(r["questions"]) for r in rows) == 20 and len(rows) == 10
+    for r in rows:
+        theory = parse_context(r["context"])
+        assert not theory.rules and len({f[1] for f in theory.facts}) <= 2
+        derived = closure(theory)
+        (x, y) = r["questions"]
+        assert [x["label"], y["label"]] == ["true", "false"]
+        assert " not " not in x["text"] + y["text"] and x["meta"]["QDep"] == "0"
+        assert x["text"].split(" is ")[1] == y["text"].split(" is ")[1]  # one attribute
+        for q in r["questions"]:
+            assert truth(derived, q["text"]) == (q["label"] == "true")
+    assert balanced_rows(released, 20, seed=1, binding=True) == rows
+    cut = fewer_entities("The cat is furry. Bob is big. If something is big then it is red.", 2,
+                         np.random.default_rng(0), rules=False)
+    assert cut == "The cat is furry. Bob is big."
+    data = tmp_path / "pararule_plus"
+    data.mkdir()
+    for name in ("depth2_dev.jsonl", "depth2_test.jsonl"):
+        (data / name).write_bytes((PARA / name).read_bytes())
+    _register()
+    res = CliRunner().invoke(app, ["tasks", "pararule-balanced", str(data), "--binding", "--train",
+                                   "12", "--dev", "4", "--test", "4", "--out", str(tmp_path / "b")])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.output.strip().splitlines()[-1])
+    assert summary["binding"] is True and summary["depths"] == [0] and summary["entities"] == 2
+    written = read_rows(str(tmp_path / "b" / "train.jsonl"))
+    assert sum(len(r["questions"]) for r in written) == 12
+    assert all(" not " not in q["text"] for r in written for q in r["questions"])
