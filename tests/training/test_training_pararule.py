@@ -140,6 +140,9 @@ def test_the_command_writes_disjoint_splits_that_the_task_reads(tmp_path):
     pairs = {s: task.read(p) for s, p in files.items()}
     assert [len(pairs[s]) for s in ("train", "dev", "test")] == [24, 8, 12]
     assert {p.group for p in pairs["train"]} == train_ids
+    first = read_rows(str(data / "balanced" / "train.jsonl"))[0]  # the statement, then its context
+    assert (pairs["train"][0].premise, pairs["train"][0].hypothesis) == \
+        (first["questions"][0]["text"], first["context"])
     before = (data / "balanced" / "train.jsonl").read_bytes()
     build_balanced(str(data), sizes=(24, 8, 12), seed=1)
     assert (data / "balanced" / "train.jsonl").read_bytes() == before
