@@ -63,6 +63,11 @@ def main(argv=None) -> int:
     p.add_argument("--results", default=None, help="Default: benchmarks/results/downstream_<task>.jsonl")
     p.add_argument("--work", default="out/downstream", help="Each run's metrics.jsonl.")
     p.add_argument("--plot", default=None, help="PNG of dev accuracy per epoch (e.g. docs/downstream_conjnli.png).")
+    p.add_argument("--no-bucket", action="store_true", help="Batches in seeded random order, "
+                   "not of similar lengths (which put a PARARULE-Plus quartet's four statements "
+                   "in one batch); its runs are cells of their own.")
+    p.add_argument("--half-width", type=float, default=0.01, help="Report how many seeds an "
+                   "interval of this half-width would need (accuracy: 0.01 is one point).")
     p.add_argument("--report", action="store_true", help="Print the table from the results; run nothing.")
     p.add_argument("--no-report", action="store_true", help="Run the missing cells; print no table.")
     p.add_argument("--as-recorded", action="store_true", help="Report the runs as recorded: "
@@ -73,9 +78,11 @@ def main(argv=None) -> int:
         train_size=args.train_size, dev_size=args.dev_size, epochs=args.epochs, lr=args.lr,
         logic_lr=args.logic_lr, layer=args.layer, batch_size=args.batch_size,
         max_length=args.max_length, model=args.model, cpu_bf16=args.cpu_bf16, shards=args.shards,
+        bucket=not args.no_bucket,
         annotate_workers=args.annotate_workers, work=args.work, plot=args.plot,
         results=str(args.results or RESULTS / f"downstream_{args.task}.jsonl"),
-        report_only=args.report, no_report=args.no_report, as_recorded=args.as_recorded)
+        half_width=args.half_width, report_only=args.report, no_report=args.no_report,
+        as_recorded=args.as_recorded)
     try:
         summary = compare_sources(cfg)
         if summary is None:

@@ -49,6 +49,9 @@ def compare(
     cpu_bf16: bool = typer.Option(False, "--cpu-bf16", help="Train and evaluate under bf16 "
                                   "autocast on CPU too (about 3x faster on CPUs with AVX512-BF16 "
                                   "or AMX); its runs are cells of their own."),
+    no_bucket: bool = typer.Option(False, "--no-bucket", help="Batches in seeded random order, "
+                                   "not of similar lengths (which put examples that differ by a "
+                                   "word, such as a PARARULE-Plus quartet, in one batch)."),
     shards: Optional[Path] = typer.Option(None, "--shards", help="Label shards (default: the "
                                           "user cache)."),
     out: Path = typer.Option(Path("compare"), "--out", help="Folder of the runs' metrics and of "
@@ -95,7 +98,7 @@ def compare(
         text_column=text_column, pair_column=pair_column, label_column=label_column,
         choices_column=choices_column, seeds=list(range(seeds)), logic=sources, train_size=train_size, dev_size=dev_size,
         epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length, model=model,
-        cpu_bf16=cpu_bf16, shards=str(shards) if shards else None, work=str(out),
+        cpu_bf16=cpu_bf16, bucket=not no_bucket, shards=str(shards) if shards else None, work=str(out),
         results=str(results or out / "results.jsonl"), plot=str(plot) if plot else None,
         report_only=report, as_recorded=as_recorded, half_width=half_width, quiet=quiet)
     print(json.dumps(compare_sources(cfg)))

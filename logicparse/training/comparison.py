@@ -29,9 +29,7 @@ import numpy as np
 
 from ..errors import DataFormatError, Errors
 from . import compare as C
-
-ORDER = ("none", "paper", "default", "shuffled", "random", "all-e")
-ABLATIONS = ("shuffled", "random", "all-e")
+from .labels import ABLATIONS, SOURCES as ORDER  # the sources in the table's order
 
 
 @dataclass
@@ -57,6 +55,7 @@ class CompareConfig:
     max_length: int = 128
     model: str = "all-MiniLM-L6-v2"
     cpu_bf16: bool = False  # bf16 autocast on CPU too (a cell of its own: other numerics)
+    bucket: bool = True  # batches of similar length (False: a cell of its own, other batches)
     shards: Optional[str] = None
     annotate_workers: int = 2
     results: str = "compare/results.jsonl"
@@ -93,15 +92,16 @@ def read_results(path: Path) -> list[dict]:
 
 def cell_key(row: dict) -> tuple:
     """A run's cell; runs from before the centered layer used the paper's layer, and runs that
-    record no model or precision trained the bundled MiniLM in fp32."""
+    record no model, precision or batching trained the bundled MiniLM in fp32, bucketed."""
     return (row["task"], row["logic"], int(row["seed"]), row["train_size"], int(row["epochs"]),
             float(row["lr"]), row.get("layer") or "paper", row.get("logic_lr"),
-            row.get("model") or "all-MiniLM-L6-v2", bool(row.get("cpu_bf16")))
+            row.get("model") or "all-MiniLM-L6-v2", bool(row.get("cpu_bf16")),
+            row.get("bucket", True))
 
 
 def protocol(cfg: CompareConfig) -> tuple:
     return (cfg.train_size, cfg.epochs, float(cfg.lr), cfg.layer, cfg.logic_lr, cfg.model,
-            cfg.cpu_bf16)
+            cfg.cpu_bf16, cfg.bucket)
 
 
 def train_config(cfg: CompareConfig, logic: str, seed: int, **extra):
@@ -125,7 +125,7 @@ def run_cell(cfg: CompareConfig, logic: str, seed: int, rows: list[dict]) -> dic
                       layer=cfg.layer, logic_lr=cfg.logic_lr, epochs=cfg.epochs, lr=cfg.lr,
                       batch_size=cfg.batch_size, eval_batch_size=64, max_length=cfg.max_length,
                       checkpoint=False, quiet=True, annotate_workers=cfg.annotate_workers,
-                      cpu_bf16=cfg.cpu_bf16)
+                      cpu_bf16=cfg.cpu_bf16, bucket=cfg.bucket)
     started = time.perf_counter()
     result = train(tc)
     same = [r["step_seconds"] for r in rows if r["logic"] == "none" and r.get("step_seconds")
@@ -145,7 +145,7 @@ def run_cell(cfg: CompareConfig, logic: str, seed: int, rows: list[dict]) -> dic
             "step_ratio": round(result["step_seconds"] / np.mean(same), 4) if same else None,
             "best_epoch": result["dev"]["epoch"], "dev_curve": result["dev_curve"],
             "batch_size": cfg.batch_size, "max_length": cfg.max_length, "model": cfg.model,
-            "cpu_bf16": cfg.cpu_bf16,
+            "cpu_bf16": cfg.cpu_bf16, "bucket": cfg.bucket,
             "dev_size": cfg.dev_size, "torch_threads": torch.get_num_threads(),
             "load_average": round(os.getloadavg()[0], 2),
             "test_predictions": result["test"]["predictions"], **ablations}

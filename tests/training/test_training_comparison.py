@@ -60,7 +60,7 @@ def test_a_run_of_another_model_or_precision_is_a_cell_of_its_own():
            "lr": 1e-4, "layer": "centered", "logic_lr": None}  # recorded before either was kept
     cfg = CompareConfig(task="conjnli", train_size=3000, epochs=6, lr=1e-4)
     assert cell_key(old)[3:] == protocol(cfg)
-    for change in ({"model": "all-mpnet-base-v2"}, {"cpu_bf16": True}):
+    for change in ({"model": "all-mpnet-base-v2"}, {"cpu_bf16": True}, {"bucket": False}):
         assert cell_key({**old, **change})[3:] != protocol(cfg)
         assert cell_key({**old, **change})[3:] == protocol(CompareConfig(
             task="conjnli", train_size=3000, epochs=6, lr=1e-4, **change))
