@@ -98,7 +98,8 @@ def compare(
         text_column=text_column, pair_column=pair_column, label_column=label_column,
         choices_column=choices_column, seeds=list(range(seeds)), logic=sources, train_size=train_size, dev_size=dev_size,
         epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length, model=model,
-        cpu_bf16=cpu_bf16, bucket=not no_bucket, shards=str(shards) if shards else None, work=str(out),
+        cpu_bf16=cpu_bf16, bucket=not no_bucket, shards=str(shards) if shards else None,
+        work=str(out),
         results=str(results or out / "results.jsonl"), plot=str(plot) if plot else None,
         report_only=report, as_recorded=as_recorded, half_width=half_width, quiet=quiet)
     print(json.dumps(compare_sources(cfg)))

@@ -24,6 +24,15 @@ TIGER = ("The tiger is dull. The tiger is rough. The rabbit is furry. If somethi
          "heavy and not furry then it is awful. All awful animals are strong.")
 
 
+def released_folder(tmp_path: Path) -> Path:
+    """A data folder holding the fixture's released depth-2 files."""
+    data = tmp_path / "pararule_plus"
+    data.mkdir()
+    for name in ("depth2_dev.jsonl", "depth2_test.jsonl"):
+        (data / name).write_bytes((PARA / name).read_bytes())
+    return data
+
+
 def test_the_reasoner_reproduces_every_released_label_of_the_fixture():
     for name in ("depth2_dev.jsonl", "depth2_test.jsonl"):
         rows = read_rows(str(PARA / name))
@@ -117,10 +126,7 @@ def test_the_same_seed_builds_the_same_quartets():
 
 
 def test_the_command_writes_disjoint_splits_that_the_task_reads(tmp_path):
-    data = tmp_path / "pararule_plus"
-    data.mkdir()
-    for name in ("depth2_dev.jsonl", "depth2_test.jsonl"):
-        (data / name).write_bytes((PARA / name).read_bytes())
+    data = released_folder(tmp_path)
     _register()
     res = CliRunner().invoke(app, ["tasks", "pararule-balanced", str(data), "--train", "24",
                                    "--dev", "8", "--test", "12", "--seed", "1"])
@@ -192,10 +198,7 @@ def test_the_table_reports_depth_and_negation_and_the_random_control(tmp_path, c
     from logicparse.training.labels import annotate_missing, digest, labels_for, texts_of
     from logicparse.training.train import read_splits
 
-    data = tmp_path / "pararule_plus"
-    data.mkdir()
-    for name in ("depth2_dev.jsonl", "depth2_test.jsonl"):
-        (data / name).write_bytes((PARA / name).read_bytes())
+    data = released_folder(tmp_path)
     build_balanced(str(data), sizes=(24, 8, 12), seed=1)
     spec = importlib.util.spec_from_file_location(
         "downstream_table",
@@ -293,10 +296,7 @@ def test_the_binding_warm_up_asks_which_of_two_entities_has_a_stated_attribute(t
     cut = fewer_entities("The cat is furry. Bob is big. If something is big then it is red.", 2,
                          np.random.default_rng(0), rules=False)
     assert cut == "The cat is furry. Bob is big."
-    data = tmp_path / "pararule_plus"
-    data.mkdir()
-    for name in ("depth2_dev.jsonl", "depth2_test.jsonl"):
-        (data / name).write_bytes((PARA / name).read_bytes())
+    data = released_folder(tmp_path)
     _register()
     res = CliRunner().invoke(app, ["tasks", "pararule-balanced", str(data), "--binding", "--train",
                                    "12", "--dev", "4", "--test", "4", "--out", str(tmp_path / "b")])
