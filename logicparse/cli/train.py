@@ -123,7 +123,8 @@ _LR = typer.Option(2e-5, "--lr", help="Peak learning rate (AdamW).")
 _LOGIC_LR = typer.Option(None, "--logic-lr", help="Peak learning rate of the "
                                              "logical layer's new parameters (default: --lr).")
 _NO_BUCKET = typer.Option(False, "--no-bucket", help="Batches in plain shuffled order "
-                                   "(default: of similar length, which cuts padding).")
+                          "(default: of similar length, which cuts padding but puts examples that "
+                          "differ by a word, such as a pararule-balanced quartet, in one batch).")
 _WEIGHT_DECAY = typer.Option(0.01, "--weight-decay")
 _WARMUP = typer.Option(0.1, "--warmup", help="Warm-up fraction of the steps, then linear decay.")
 _CLIP = typer.Option(1.0, "--clip", help="Gradient norm clipping.")
