@@ -36,11 +36,12 @@ def pararule_balanced(
         None, "--entities", min=2, help="Cut each context to the facts of this many of its "
         "entities (chosen at random) and its rules, and ask its statements of that shorter "
         "context. Default: the whole context."),
-    binding: bool = typer.Option(False, "--binding", help="The warm-up set instead: each "
-                                 "context cut to two entities' facts and no rules, and only the "
-                                 "statements without 'not' ('X is A.' true, 'Y is A.' false): "
-                                 "which of two entities the context gives an attribute. A model "
-                                 "that has not learnt this cannot learn the task (see the docs)."),
+    binding: bool = typer.Option(False, "--binding", help="The warm-up set instead: depth-0 "
+                                 "quartets over two entities' facts (--depths 0 --entities 2) "
+                                 "with the rules taken out of each context and only the "
+                                 "statements without 'not' kept ('X is A.' true, 'Y is A.' "
+                                 "false): which of two entities the context gives an attribute. "
+                                 "The sizes count the statements kept."),
     seed: int = typer.Option(0, "--seed", help="The same seed builds the same files."),
 ) -> None:
     """Re-balanced PARARULE-Plus: statements about each context in quartets ("X is A." true,

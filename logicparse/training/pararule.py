@@ -209,39 +209,45 @@ def quartet(theory: Theory, derived: dict[Atom, int], d: int, rng: np.random.Gen
             for e, neg in ((x, False), (x, True), (y, False), (y, True))]
 
 
-def fewer_entities(context: str, n: int, rng: np.random.Generator, where: str = "context",
-                   rules: bool = True) -> str:
+def _is_fact(sentence: str) -> Optional[re.Match]:
+    return _FACT_IS.match(sentence.rstrip(".")) or _FACT_REL.match(sentence.rstrip("."))
+
+
+def fewer_entities(context: str, n: int, rng: np.random.Generator, where: str = "context") -> str:
     """``context`` with the facts of only ``n`` of the entities it states facts about (chosen at
-    random) and every rule (none with ``rules=False``): a shorter context, in which a statement's
-    fact is found among fewer."""
+    random) and every rule: a shorter context, in which a statement's fact is found among fewer."""
     theory = parse_context(context, where)
     subjects = [e for e in theory.entities if any(f[1] == e for f in theory.facts)]
-    if len(subjects) <= n and rules:
+    if len(subjects) <= n:
         return context
-    chosen = set(subjects) if len(subjects) <= n else \
-        {subjects[int(k)] for k in rng.choice(len(subjects), n, replace=False)}
+    chosen = {subjects[int(k)] for k in rng.choice(len(subjects), n, replace=False)}
 
     def kept(sentence: str) -> bool:
-        m = _FACT_IS.match(sentence.rstrip(".")) or _FACT_REL.match(sentence.rstrip("."))
-        return rules if m is None else _entity(m.group(1)) in chosen  # a rule; a chosen one's fact
+        m = _is_fact(sentence)
+        return m is None or _entity(m.group(1)) in chosen  # a rule, or a chosen entity's fact
 
     return " ".join(s for s in sentences(context) if kept(s))
 
 
+def binding_rows(rows: list[dict]) -> list[dict]:
+    """Depth-0 quartets over two entities' facts (``balanced_rows(..., depths=(0,), entities=2)``)
+    made a binding set: the rules taken out of each context and the statements with *not* left
+    out, so that what is asked is only which of two entities the context gives an attribute
+    ("X is A." true, "Y is A." false). A fact stated in the context needs no rule, and an
+    attribute no rule derived for Y is not derived without them either, so every label holds."""
+    return [dict(r, context=" ".join(s for s in sentences(r["context"]) if _is_fact(s)),
+                 questions=[q for q in r["questions"] if not q["meta"]["negated"]])
+            for r in rows]
+
+
 def balanced_rows(rows: list[dict], n_statements: int, depths: tuple = (0, 1, 2), seed: int = 0,
-                  where: str = "file", per_context: int = 1, entities: Optional[int] = None,
-                  binding: bool = False) -> list[dict]:
+                  where: str = "file", per_context: int = 1, entities: Optional[int] = None
+                  ) -> list[dict]:
     """Contexts of ``rows`` (in a seeded order) with ``per_context`` quartets each (at most one per
     depth), their depths taken in turn from ``depths``, until ``n_statements`` statements are
     asked (fewer when the contexts run out). Each context keeps its id, so the training carve
     keeps it on one side; a statement is asked once per context. ``entities``: each context cut
-    to the facts of that many entities (:func:`fewer_entities`), its statements derived anew.
-    ``binding``: each context cut to two entities' facts and no rules, asked at depth 0 the two
-    statements of each quartet without *not* ("X is A." true, "Y is A." false): which of two
-    entities the context gives an attribute, a warm-up before the task itself."""
-    if binding:
-        entities, depths = 2, (0,)
-    per_quartet = 2 if binding else 4
+    to the facts of that many entities (:func:`fewer_entities`), its statements derived anew."""
     rng = np.random.default_rng(seed)
     out, turn, asked = [], 0, 0
     for i in rng.permutation(len(rows)):
@@ -250,18 +256,14 @@ def balanced_rows(rows: list[dict], n_statements: int, depths: tuple = (0, 1, 2)
         row = rows[int(i)]
         where_row = f"{where}, line {int(i) + 1}"
         if entities:
-            row = dict(row, context=fewer_entities(row["context"], entities, rng, where_row,
-                                                   rules=not binding))
+            row = dict(row, context=fewer_entities(row["context"], entities, rng, where_row))
         theory = parse_context(row["context"], where_row)
         derived = closure(theory)
         questions: list[dict] = []
         for k in range(len(depths)):  # the depth in turn, then the next ones the context allows
-            if len(questions) >= per_quartet * per_context or \
-                    asked + len(questions) >= n_statements:
+            if len(questions) >= 4 * per_context or asked + len(questions) >= n_statements:
                 break
             four = quartet(theory, derived, depths[(turn + k) % len(depths)], rng)
-            if four and binding:
-                four = [q for q in four if not q["meta"]["negated"]]
             if four and not {q["text"] for q in four} & {q["text"] for q in questions}:
                 questions += four
         if questions:
@@ -313,7 +315,7 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
     (default ``DATA/balanced``): train and dev from disjoint contexts of ``depthN_dev.jsonl``,
     test from ``depthN_test.jsonl``. Refuses (E537) unless the reasoner reproduces every released
     label of both files. Returns what was built, with the best single word of each split.
-    ``binding``: the warm-up set instead (:func:`balanced_rows`)."""
+    ``binding``: the warm-up set instead (:func:`binding_rows`), ``sizes`` statements each."""
     import os
     from pathlib import Path
 
@@ -324,8 +326,8 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
                                                      task="pararule_plus",
                                                      files=", ".join(p.name for p in source.values())))
     released = {split: read_rows(str(path)) for split, path in source.items()}
-    if binding:
-        depths, entities = (0,), 2
+    if binding:  # half of each quartet is kept
+        depths, entities, per_context, sizes = (0,), 2, 1, tuple(2 * n for n in sizes)
     summary: dict = {"seed": seed, "depths": list(depths), "source_depth": source_depth,
                      "per_context": per_context, "entities": entities, "binding": binding,
                      "reasoner": {}, "splits": {}}
@@ -338,12 +340,14 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
                 f" released labels, first {check['first_disagreement']}"))
     n_train, n_dev, n_test = sizes
     dev = balanced_rows(released["dev"], n_dev, depths, seed, str(source["dev"]), per_context,
-                        entities, binding)
+                        entities)
     taken = {r["id"] for r in dev}
     train = balanced_rows([r for r in released["dev"] if r["id"] not in taken], n_train, depths,
-                          seed + 1, str(source["dev"]), per_context, entities, binding)
+                          seed + 1, str(source["dev"]), per_context, entities)
     test = balanced_rows(released["test"], n_test, depths, seed + 2, str(source["test"]),
-                         per_context, entities, binding)
+                         per_context, entities)
+    if binding:
+        train, dev, test = binding_rows(train), binding_rows(dev), binding_rows(test)
     out_dir = Path(out) if out else Path(data) / "balanced"
     out_dir.mkdir(parents=True, exist_ok=True)
     for split, rows in (("train", train), ("dev", dev), ("test", test)):
@@ -359,6 +363,6 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
     return summary
 
 
-__all__ = ["BALANCED_FILES", "balanced_rows", "build_balanced", "best_single_word", "check_released",
+__all__ = ["BALANCED_FILES", "balanced_rows", "binding_rows", "build_balanced", "best_single_word", "check_released",
            "closure", "fewer_entities", "parse_context",
            "quartet", "read_rows", "truth"]

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from logicparse.cli import _register, app
 from logicparse.errors import DataFormatError
-from logicparse.training.pararule import (balanced_rows, best_single_word, build_balanced,
-                                          check_released, closure, fewer_entities, parse_context,
-                                          read_rows, truth)
+from logicparse.training.pararule import (balanced_rows, best_single_word, binding_rows,
+                                          build_balanced, check_released, closure, fewer_entities,
+                                          parse_context, read_rows, truth)
 from logicparse.training.tasks import get_task, split_files
 
 PARA = Path(__file__).parents[1] / "fixtures" / "modeling" / "pararule_plus"
@@ -280,11 +280,12 @@ def test_statements_of_a_shorter_context_follow_from_that_context():
 
 def test_the_binding_warm_up_asks_which_of_two_entities_has_a_stated_attribute(tmp_path):
     released = read_rows(str(PARA / "depth2_dev.jsonl"))
-    rows = balanced_rows(released, 20, seed=1, binding=True)
+    quartets = balanced_rows(released, 40, depths=(0,), seed=1, entities=2)
+    rows = binding_rows(quartets)
     assert sum(len(r["questions"]) for r in rows) == 20 and len(rows) == 10
-    for r in rows:
+    for r, q4 in zip(rows, quartets):
         theory = parse_context(r["context"])
-        assert not theory.rules and len({f[1] for f in theory.facts}) <= 2
+        assert not theory.rules and theory.facts == parse_context(q4["context"]).facts
         derived = closure(theory)
         (x, y) = r["questions"]
         assert [x["label"], y["label"]] == ["true", "false"]
@@ -292,10 +293,6 @@ def test_the_binding_warm_up_asks_which_of_two_entities_has_a_stated_attribute(t
         assert x["text"].split(" is ")[1] == y["text"].split(" is ")[1]  # one attribute
         for q in r["questions"]:
             assert truth(derived, q["text"]) == (q["label"] == "true")
-    assert balanced_rows(released, 20, seed=1, binding=True) == rows
-    cut = fewer_entities("The cat is furry. Bob is big. If something is big then it is red.", 2,
-                         np.random.default_rng(0), rules=False)
-    assert cut == "The cat is furry. Bob is big."
     data = released_folder(tmp_path)
     _register()
     res = CliRunner().invoke(app, ["tasks", "pararule-balanced", str(data), "--binding", "--train",
@@ -303,6 +300,9 @@ def test_the_binding_warm_up_asks_which_of_two_entities_has_a_stated_attribute(t
     assert res.exit_code == 0, res.output
     summary = json.loads(res.output.strip().splitlines()[-1])
     assert summary["binding"] is True and summary["depths"] == [0] and summary["entities"] == 2
-    written = read_rows(str(tmp_path / "b" / "train.jsonl"))
-    assert sum(len(r["questions"]) for r in written) == 12
-    assert all(" not " not in q["text"] for r in written for q in r["questions"])
+    assert {s: v["statements"] for s, v in summary["splits"].items()} == \
+        {"train": 12, "dev": 4, "test": 4}
+    # the set is the depth-0, two-entity quartets' build (twice the statements) cut down
+    build_balanced(str(data), str(tmp_path / "q"), (24, 8, 8), (0,), entities=2)
+    assert read_rows(str(tmp_path / "b" / "train.jsonl")) == \
+        binding_rows(read_rows(str(tmp_path / "q" / "train.jsonl")))
