@@ -20,7 +20,7 @@ def test_the_warm_up_trains_saves_and_reports_the_saved_models_dev_accuracy(tmp_
     data.mkdir()
     for name in ("depth2_dev.jsonl", "depth2_test.jsonl"):
         (data / name).write_bytes((PARA / name).read_bytes())
-    build_balanced(str(data), str(tmp_path / "warm" / "balanced"), (12, 6, 4), binding=True)
+    build_balanced(str(data), str(tmp_path / "warm" / "balanced"), (12, 6, 4), warm_up="binding")
     tok = T.AutoTokenizer.from_pretrained(str(gt.get_model_path()))
     cfg = T.BertConfig(vocab_size=tok.vocab_size, hidden_size=16, num_hidden_layers=1,
                        num_attention_heads=2, intermediate_size=32, max_position_embeddings=256)

@@ -1,6 +1,6 @@
 """The binding warm-up that the re-balanced PARARULE-Plus table starts from.
 
-    logicparse tasks pararule-balanced DATA/tasks/pararule_plus --binding --train 3000 --dev 250 \
+    logicparse tasks pararule-balanced DATA/tasks/pararule_plus --warm-up binding --train 3000 --dev 250 \
         --test 500 --out WARM_DATA/balanced
     python benchmarks/downstream/pararule_warmup.py --data WARM_DATA --model MPNET_DIR --out WARM
 
@@ -43,7 +43,7 @@ def read(folder: Path, split: str) -> list[tuple[str, str, int]]:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", required=True, type=Path, help="A folder holding balanced/ as "
-                   "`logicparse tasks pararule-balanced ... --binding --out DIR/balanced` writes it.")
+                   "`logicparse tasks pararule-balanced ... --warm-up binding --out DIR/balanced` writes it.")
     p.add_argument("--model", required=True, help="A local Hugging Face model folder.")
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--epochs", type=int, default=1)

@@ -36,12 +36,12 @@ def pararule_balanced(
         None, "--entities", min=2, help="Cut each context to the facts of this many of its "
         "entities (chosen at random) and its rules, and ask its statements of that shorter "
         "context. Default: the whole context."),
-    binding: bool = typer.Option(False, "--binding", help="The warm-up set instead: depth-0 "
-                                 "quartets over two entities' facts (--depths 0 --entities 2) "
-                                 "with the rules taken out of each context and only the "
-                                 "statements without 'not' kept ('X is A.' true, 'Y is A.' "
-                                 "false): which of two entities the context gives an attribute. "
-                                 "The sizes count the statements kept."),
+    warm_up: Optional[str] = typer.Option(
+        None, "--warm-up", metavar="binding|quartets", help="A warm-up set instead: depth-0 "
+        "quartets over two entities' facts (--depths 0 --entities 2) with the rules taken out of "
+        "each context; 'binding' keeps only the statements without 'not' ('X is A.' true, 'Y is "
+        "A.' false: which of two entities the context gives an attribute), 'quartets' all four. "
+        "The sizes count the statements kept."),
     seed: int = typer.Option(0, "--seed", help="The same seed builds the same files."),
 ) -> None:
     """Re-balanced PARARULE-Plus: statements about each context in quartets ("X is A." true,
@@ -52,18 +52,21 @@ def pararule_balanced(
     the last line of stdout is the same as one JSON object."""
     from ..errors import DataFormatError, Errors
     from ..terminal import safe
-    from ..training.pararule import build_balanced
+    from ..training.pararule import WARM_UPS, build_balanced
 
     try:
         wanted = tuple(int(d) for d in depths.split(","))
     except ValueError:
         wanted = ()
+    if warm_up is not None and warm_up not in WARM_UPS:
+        raise DataFormatError(Errors.E506.format(what="--warm-up", name=warm_up,
+                                                 opts=", ".join(WARM_UPS)))
     if not wanted or any(d < 0 or d > source_depth for d in wanted):
         raise DataFormatError(Errors.E506.format(what="--depths", name=depths,
                                                  opts=f"comma-separated depths from 0 to {source_depth}"))
     summary = build_balanced(str(data), str(out) if out else None,
                              (train_size, dev_size, test_size), wanted, seed, source_depth,
-                             per_context, entities, binding)
+                             per_context, entities, warm_up)
     for name, check in summary["reasoner"].items():
         typer.echo(f"reasoner: {check['agree']:,} of {check['questions']:,} released labels "
                    f"reproduced ({safe(name)}, {check['contexts']:,} contexts)")

@@ -229,14 +229,21 @@ def fewer_entities(context: str, n: int, rng: np.random.Generator, where: str = 
     return " ".join(s for s in sentences(context) if kept(s))
 
 
-def binding_rows(rows: list[dict]) -> list[dict]:
+#: The warm-up sets, each made of depth-0 quartets over two entities' facts with the rules taken
+#: out: "quartets" keeps all four statements; "binding" only those without *not* ("X is A." true,
+#: "Y is A." false), asking only which of two entities the context gives an attribute.
+WARM_UPS = ("binding", "quartets")
+
+
+def warm_up_rows(rows: list[dict], kind: str = "binding") -> list[dict]:
     """Depth-0 quartets over two entities' facts (``balanced_rows(..., depths=(0,), entities=2)``)
-    made a binding set: the rules taken out of each context and the statements with *not* left
-    out, so that what is asked is only which of two entities the context gives an attribute
-    ("X is A." true, "Y is A." false). A fact stated in the context needs no rule, and an
-    attribute no rule derived for Y is not derived without them either, so every label holds."""
+    made a warm-up set (:data:`WARM_UPS`): the rules taken out of each context and, for
+    "binding", the statements with *not* left out. A fact stated in the context needs no rule,
+    and an attribute no rule derived for Y is not derived without them either, so every label
+    holds."""
     return [dict(r, context=" ".join(s for s in sentences(r["context"]) if _is_fact(s)),
-                 questions=[q for q in r["questions"] if not q["meta"]["negated"]])
+                 questions=[q for q in r["questions"]
+                            if kind == "quartets" or not q["meta"]["negated"]])
             for r in rows]
 
 
@@ -310,12 +317,12 @@ BALANCED_FILES = {"train": "train.jsonl", "dev": "dev.jsonl", "test": "test.json
 def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 500, 1000),
                    depths: tuple = (0, 1, 2), seed: int = 0, source_depth: int = 2,
                    per_context: int = 1, entities: Optional[int] = None,
-                   binding: bool = False) -> dict:
+                   warm_up: Optional[str] = None) -> dict:
     """Writes the re-balanced train, dev and test files (``sizes`` statements each) into ``out``
     (default ``DATA/balanced``): train and dev from disjoint contexts of ``depthN_dev.jsonl``,
     test from ``depthN_test.jsonl``. Refuses (E537) unless the reasoner reproduces every released
     label of both files. Returns what was built, with the best single word of each split.
-    ``binding``: the warm-up set instead (:func:`binding_rows`), ``sizes`` statements each."""
+    ``warm_up``: a warm-up set instead (:func:`warm_up_rows`), ``sizes`` statements each."""
     import os
     from pathlib import Path
 
@@ -326,10 +333,12 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
                                                      task="pararule_plus",
                                                      files=", ".join(p.name for p in source.values())))
     released = {split: read_rows(str(path)) for split, path in source.items()}
-    if binding:  # half of each quartet is kept
-        depths, entities, per_context, sizes = (0,), 2, 1, tuple(2 * n for n in sizes)
+    if warm_up:
+        depths, entities, per_context = (0,), 2, 1
+        if warm_up == "binding":  # half of each quartet is kept
+            sizes = tuple(2 * n for n in sizes)
     summary: dict = {"seed": seed, "depths": list(depths), "source_depth": source_depth,
-                     "per_context": per_context, "entities": entities, "binding": binding,
+                     "per_context": per_context, "entities": entities, "warm_up": warm_up,
                      "reasoner": {}, "splits": {}}
     for split, rows in released.items():
         check = check_released(rows, str(source[split]))
@@ -346,8 +355,8 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
                           seed + 1, str(source["dev"]), per_context, entities)
     test = balanced_rows(released["test"], n_test, depths, seed + 2, str(source["test"]),
                          per_context, entities)
-    if binding:
-        train, dev, test = binding_rows(train), binding_rows(dev), binding_rows(test)
+    if warm_up:
+        train, dev, test = (warm_up_rows(rows, warm_up) for rows in (train, dev, test))
     out_dir = Path(out) if out else Path(data) / "balanced"
     out_dir.mkdir(parents=True, exist_ok=True)
     for split, rows in (("train", train), ("dev", dev), ("test", test)):
@@ -363,6 +372,6 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
     return summary
 
 
-__all__ = ["BALANCED_FILES", "balanced_rows", "binding_rows", "build_balanced", "best_single_word", "check_released",
+__all__ = ["BALANCED_FILES", "WARM_UPS", "balanced_rows", "build_balanced", "best_single_word", "check_released",
            "closure", "fewer_entities", "parse_context",
-           "quartet", "read_rows", "truth"]
+           "quartet", "read_rows", "truth", "warm_up_rows"]

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from logicparse.cli import _register, app
 from logicparse.errors import DataFormatError
-from logicparse.training.pararule import (balanced_rows, best_single_word, binding_rows,
+from logicparse.training.pararule import (balanced_rows, best_single_word, warm_up_rows,
                                           build_balanced, check_released, closure, fewer_entities,
                                           parse_context, read_rows, truth)
 from logicparse.training.tasks import get_task, split_files
@@ -281,7 +281,7 @@ def test_statements_of_a_shorter_context_follow_from_that_context():
 def test_the_binding_warm_up_asks_which_of_two_entities_has_a_stated_attribute(tmp_path):
     released = read_rows(str(PARA / "depth2_dev.jsonl"))
     quartets = balanced_rows(released, 40, depths=(0,), seed=1, entities=2)
-    rows = binding_rows(quartets)
+    rows = warm_up_rows(quartets)
     assert sum(len(r["questions"]) for r in rows) == 20 and len(rows) == 10
     for r, q4 in zip(rows, quartets):
         theory = parse_context(r["context"])
@@ -295,14 +295,19 @@ def test_the_binding_warm_up_asks_which_of_two_entities_has_a_stated_attribute(t
             assert truth(derived, q["text"]) == (q["label"] == "true")
     data = released_folder(tmp_path)
     _register()
-    res = CliRunner().invoke(app, ["tasks", "pararule-balanced", str(data), "--binding", "--train",
+    res = CliRunner().invoke(app, ["tasks", "pararule-balanced", str(data), "--warm-up", "binding", "--train",
                                    "12", "--dev", "4", "--test", "4", "--out", str(tmp_path / "b")])
     assert res.exit_code == 0, res.output
     summary = json.loads(res.output.strip().splitlines()[-1])
-    assert summary["binding"] is True and summary["depths"] == [0] and summary["entities"] == 2
+    assert summary["warm_up"] == "binding" and summary["depths"] == [0] and summary["entities"] == 2
     assert {s: v["statements"] for s, v in summary["splits"].items()} == \
         {"train": 12, "dev": 4, "test": 4}
     # the set is the depth-0, two-entity quartets' build (twice the statements) cut down
     build_balanced(str(data), str(tmp_path / "q"), (24, 8, 8), (0,), entities=2)
     assert read_rows(str(tmp_path / "b" / "train.jsonl")) == \
-        binding_rows(read_rows(str(tmp_path / "q" / "train.jsonl")))
+        warm_up_rows(read_rows(str(tmp_path / "q" / "train.jsonl")))
+    quartets = warm_up_rows(read_rows(str(tmp_path / "q" / "train.jsonl")), "quartets")
+    assert all(len(r["questions"]) == 4 and not parse_context(r["context"]).rules for r in quartets)
+    assert best_single_word(quartets) == ("(majority)", 0.5)
+    res = CliRunner().invoke(app, ["tasks", "pararule-balanced", str(data), "--warm-up", "rules"])
+    assert res.exit_code == 2 and "binding, quartets" in res.output
