@@ -1,22 +1,24 @@
-"""The binding warm-up that the re-balanced PARARULE-Plus table starts from.
+"""The warm-up the re-balanced PARARULE-Plus table starts from: binding, then the quartets.
 
-    logicparse tasks pararule-balanced DATA/tasks/pararule_plus --warm-up binding --train 3000 --dev 250 \
-        --test 500 --out WARM_DATA/balanced
-    python benchmarks/downstream/pararule_warmup.py --data WARM_DATA --model MPNET_DIR --out WARM
+    logicparse tasks pararule-balanced DATA/tasks/pararule_plus --warm-up binding --train 3000 \
+        --dev 250 --test 500 --out BIND/balanced
+    logicparse tasks pararule-balanced DATA/tasks/pararule_plus --warm-up quartets --out QUARTETS/balanced
+    python benchmarks/downstream/pararule_warmup.py --data BIND --model MPNET_DIR --out WARM1
+    python benchmarks/downstream/pararule_warmup.py --data QUARTETS --model WARM1 --out WARM2 --bf16
 
 From scratch no model learns the re-balanced task on a CPU-sized run: what stops it first is
-binding, which of two entities the context gives an attribute. This trains a sequence classifier
-on binding alone ("X is A." true, "Y is A." false over two entities' facts), one epoch by default,
-in a plain PyTorch loop: AdamW (weight decay 0.01 on every parameter), lr 2e-5 with a linear
-schedule and 10% warm-up, batch 16 in random order, the statement first, at most 192 subwords,
-float32 unless --bf16, seeded. It prints the training loss every 25 steps and dev accuracy after
-each epoch, saves the model and tokenizer to --out (``save_pretrained``), and prints one JSON
-object last. The table then runs with ``--model OUT``.
+binding, which of two entities the context gives an attribute. Each stage trains a sequence
+classifier on one warm-up set (binding: "X is A." true, "Y is A." false over two entities'
+facts; then the quartets, the same facts with "not"), one epoch by default, in a plain PyTorch
+loop: AdamW (weight decay 0.01 on every parameter), lr 2e-5 with a linear schedule and 10%
+warm-up, batch 16 in random order, the statement first, at most 192 subwords, float32 unless
+--bf16, seeded. It prints the training loss every 25 steps and dev accuracy after each epoch,
+saves the model and tokenizer to --out (``save_pretrained``), and prints one JSON object last.
+The table then runs with ``--model WARM2``.
 
-This loop, not ``logicparse train``, made the model the table starts from: one epoch of it left
-binding half-learnt (dev 0.844), and from there the whole task is learnt; the project's loop, two
-epochs and batches of similar length, learnt binding fully (dev 1.000), and from that model the
-task stayed at chance (docs/pararule.md).
+One epoch of binding leaves it half-learnt (dev 0.844); the project's loop, two epochs and
+batches of similar length, learnt it fully (dev 1.000), and from that model the task stayed at
+chance (docs/pararule.md).
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def read(folder: Path, split: str) -> list[tuple[str, str, int]]:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", required=True, type=Path, help="A folder holding balanced/ as "
-                   "`logicparse tasks pararule-balanced ... --warm-up binding --out DIR/balanced` writes it.")
+                   "`logicparse tasks pararule-balanced ... --warm-up KIND --out DIR/balanced` "
+                   "writes it.")
     p.add_argument("--model", required=True, help="A local Hugging Face model folder.")
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--epochs", type=int, default=1)
