@@ -41,7 +41,8 @@ def pararule_balanced(
         "quartets over two entities' facts (--depths 0 --entities 2) with the rules taken out of "
         "each context; 'binding' keeps only the statements without 'not' ('X is A.' true, 'Y is "
         "A.' false: which of two entities the context gives an attribute), 'quartets' all four. "
-        "The sizes count the statements kept."),
+        "The sizes count the statements kept. Default --out: DATA/warm-up-KIND/balanced, so that "
+        "--data DATA/warm-up-KIND trains on it."),
     seed: int = typer.Option(0, "--seed", help="The same seed builds the same files."),
 ) -> None:
     """Re-balanced PARARULE-Plus: statements about each context in quartets ("X is A." true,

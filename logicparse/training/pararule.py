@@ -322,7 +322,8 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
     (default ``DATA/balanced``): train and dev from disjoint contexts of ``depthN_dev.jsonl``,
     test from ``depthN_test.jsonl``. Refuses (E537) unless the reasoner reproduces every released
     label of both files. Returns what was built, with the best single word of each split.
-    ``warm_up``: a warm-up set instead (:func:`warm_up_rows`), ``sizes`` statements each."""
+    ``warm_up``: a warm-up set instead (:func:`warm_up_rows`), ``sizes`` statements each, by
+    default into ``DATA/warm-up-<kind>/balanced``."""
     import os
     from pathlib import Path
 
@@ -357,7 +358,9 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
                          per_context, entities)
     if warm_up:
         train, dev, test = (warm_up_rows(rows, warm_up) for rows in (train, dev, test))
-    out_dir = Path(out) if out else Path(data) / "balanced"
+    # a warm-up set never replaces the task's own files
+    out_dir = Path(out) if out else \
+        Path(data) / (f"warm-up-{warm_up}" if warm_up else "") / "balanced"
     out_dir.mkdir(parents=True, exist_ok=True)
     for split, rows in (("train", train), ("dev", dev), ("test", test)):
         final = out_dir / BALANCED_FILES[split]
@@ -372,6 +375,6 @@ def build_balanced(data: str, out: Optional[str] = None, sizes: tuple = (2000, 5
     return summary
 
 
-__all__ = ["BALANCED_FILES", "WARM_UPS", "balanced_rows", "build_balanced", "best_single_word", "check_released",
-           "closure", "fewer_entities", "parse_context",
+__all__ = ["BALANCED_FILES", "WARM_UPS", "balanced_rows", "build_balanced", "best_single_word",
+           "check_released", "closure", "fewer_entities", "parse_context",
            "quartet", "read_rows", "truth", "warm_up_rows"]

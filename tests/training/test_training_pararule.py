@@ -309,5 +309,9 @@ def test_the_binding_warm_up_asks_which_of_two_entities_has_a_stated_attribute(t
     quartets = warm_up_rows(read_rows(str(tmp_path / "q" / "train.jsonl")), "quartets")
     assert all(len(r["questions"]) == 4 and not parse_context(r["context"]).rules for r in quartets)
     assert best_single_word(quartets) == ("(majority)", 0.5)
+    res = CliRunner().invoke(app, ["tasks", "pararule-balanced", str(data), "--warm-up",
+                                   "quartets", "--train", "8", "--dev", "4", "--test", "4"])
+    assert res.exit_code == 0 and not (data / "balanced").exists()  # the task's files untouched
+    assert len(read_rows(str(data / "warm-up-quartets" / "balanced" / "train.jsonl"))) == 2
     res = CliRunner().invoke(app, ["tasks", "pararule-balanced", str(data), "--warm-up", "rules"])
     assert res.exit_code == 2 and "binding, quartets" in res.output
