@@ -33,13 +33,12 @@ from pathlib import Path
 
 
 def read(folder: Path, split: str) -> list[tuple[str, str, int]]:
-    """(context, statement, label) of one split of a ``tasks pararule-balanced`` build."""
-    out = []
-    with open(folder / "balanced" / f"{split}.jsonl", encoding="utf-8") as f:
-        for line in f:
-            row = json.loads(line)
-            out += [(row["context"], q["text"], int(q["label"] == "true")) for q in row["questions"]]
-    return out
+    """(context, statement, label) of one split of a ``tasks pararule-balanced`` build, read by the
+    task's own reader (label 1 = true)."""
+    from logicparse.training.tasks import read_pararule
+
+    return [(ex.premise, ex.hypothesis, ex.label)
+            for ex in read_pararule(str(folder / "balanced" / f"{split}.jsonl"))]
 
 
 def main(argv=None) -> int:
