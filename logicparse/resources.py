@@ -161,6 +161,8 @@ def did_you_mean(value, choices) -> str:
 def check_device(device) -> str:
     """``device`` if torch can run on it here; otherwise E024 now, before any model loads or any
     output is written (a typo such as 'cpux', or 'cuda' with a CPU build of torch)."""
+    if device == "cpu":  # always there; a worker that runs no torch need not import it
+        return device
     import torch
 
     from .errors import Errors, OptionError

@@ -130,7 +130,8 @@ class ChunkAnnotator:
         else:
             from ..annotator import Annotator
 
-            self.annotator = Annotator(parser=spec.parser, senses=spec.senses, device=spec.device,
+            parser, senses = light_models(spec)
+            self.annotator = Annotator(parser=parser, senses=senses, device=spec.device,
                                        mapping=spec.mapping)
         limit_threads(spec.threads)
         self.parse_s = 0.0
@@ -168,6 +169,46 @@ class ChunkAnnotator:
         if len(docs) != len(ids):
             raise RuntimeError(f"pipe returned {len(docs)} documents for {len(ids)} inputs")
         return docs
+
+
+def light_models(spec: WorkerSpec) -> tuple:
+    """(parser, senses) for the Annotator: the models themselves when they load from what an
+    earlier run left in the cache without PyTorch (``parser/light.py``, ``senses/light.py``),
+    else the specs (loaded with PyTorch, which leaves those files for the next run).
+
+    Such a worker never runs PyTorch, but spaCy and skops import it (thinc looks for GPU support
+    a tokenizer does not use; skops lists every scikit-learn module): about 220 MB of every
+    worker's memory. So the worker then hides it from imports (:class:`_NoTorch`)."""
+    if spec.device != "cpu" or "torch" in sys.modules:
+        return spec.parser, spec.senses
+    from ..parser.light import load_light
+
+    parser = load_light(spec.parser)
+    if parser is None:
+        return spec.parser, spec.senses
+    hook = _NoTorch()
+    sys.meta_path.insert(0, hook)
+    if spec.senses is None:
+        return parser, None
+    from ..senses import load_senses
+
+    try:
+        return parser, load_senses(spec.senses)  # its encoder from the cache where it can
+    except ModuleNotFoundError as e:  # an encoder the cache does not hold: PyTorch loads it
+        if e.name != "torch":
+            raise
+        sys.meta_path.remove(hook)
+        return parser, spec.senses
+
+
+class _NoTorch:
+    """An import hook under which ``import torch`` fails as if it were not installed."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch."):
+            raise ModuleNotFoundError(f"No module named {name!r} (not used by this worker)",
+                                      name=name)
+        return None
 
 
 class _TimedParser:

@@ -22,10 +22,11 @@ class Parser(Protocol):
         ...
 
 
-def load_parser(spec: str = "default", device: str = "cpu", runtime=None, precision=None) -> Parser:
+def load_parser(spec: str = "default", device: str = "cpu", runtime=None, precision=None,
+                light: bool = True) -> Parser:
     from .loading import load_parser as _load
 
-    return _load(spec, device=device, runtime=runtime, precision=precision)
+    return _load(spec, device=device, runtime=runtime, precision=precision, light=light)
 
 
 def check_parser(spec) -> None:

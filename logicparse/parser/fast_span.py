@@ -30,14 +30,14 @@ from __future__ import annotations
 import types
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
 from ..resources import one_torch_thread_in_forked_children
 
 
 def _projected(self, batch: dict):
     """Fencepost vectors through the span scorer's first Linear (no bias), and the tag scores."""
+    import torch
+    import torch.nn.functional as F
     from benepar import char_lstm
 
     valid_token_mask = batch["valid_token_mask"].to(self.output_device)
@@ -84,6 +84,8 @@ def _projected(self, batch: dict):
 
 def forward(self, batch):
     """``benepar.parse_chart.ChartParser.forward`` with the span-scorer factoring (see above)."""
+    import torch
+
     projected, tag_scores = _projected(self, batch)
     span_hidden = (projected.unsqueeze(1) - projected.unsqueeze(2))[:, :-1, 1:]
     first = self.f_label[0]
@@ -99,6 +101,8 @@ def best_spans(self, batch, left: torch.Tensor, right: torch.Tensor):
 
     ``left``/``right``: flat indices into the ``(batch * fenceposts)`` rows of the projected
     fenceposts (:func:`span_index`). The same arithmetic as :func:`forward` on those spans."""
+    import torch
+
     projected, tag_scores = _projected(self, batch)
     flat = projected.reshape(-1, projected.shape[-1])
     span_hidden = flat.index_select(0, right) - flat.index_select(0, left)
@@ -218,8 +222,11 @@ class TorchNetwork:
         one_torch_thread_in_forked_children()
 
     def __call__(self, batch: dict, left: np.ndarray, right: np.ndarray):
+        import torch
+
         device = self.chart_parser.output_device
         one_torch_thread_in_forked_children()
+        batch = {k: torch.as_tensor(v) for k, v in batch.items()}  # numpy from subwords.py
         with torch.inference_mode():
             best, labels, tags = best_spans(self.chart_parser, batch,
                                             torch.from_numpy(left).to(device),

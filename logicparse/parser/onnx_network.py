@@ -24,7 +24,6 @@ import logging
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from ..onnx_export import cache_dir, cached_files, session
 
@@ -49,6 +48,7 @@ def supported(chart_parser) -> bool:
 def model_key(chart_parser) -> str:
     """sha256 of the weights, the configuration and the versions that shape the exported graph."""
     import onnxruntime
+    import torch
 
     h = hashlib.sha256()
     for name, tensor in sorted(chart_parser.state_dict().items()):
@@ -68,13 +68,24 @@ class OnnxNetwork:
     name = "onnxruntime"
 
     def __init__(self, chart_parser, encode, threads: int = 1, precision: str = "fp32"):
-        self.path = exported_network(chart_parser, encode, precision)
-        self.precision = "int8" if self.path.name == "network.int8.onnx" else "fp32"
-        self.session = session(self.path, threads)
-        self._tags = chart_parser.f_tag is not None
+        self._open(exported_network(chart_parser, encode, precision), chart_parser.f_tag is not None,
+                   threads)
+
+    @classmethod
+    def from_file(cls, path: Path, tags: bool, threads: int = 1) -> "OnnxNetwork":
+        """The network of an exported (and checked) file, without the model it came from."""
+        network = cls.__new__(cls)
+        network._open(Path(path), tags, threads)
+        return network
+
+    def _open(self, path: Path, tags: bool, threads: int) -> None:
+        self.path = path
+        self.precision = "int8" if path.name == "network.int8.onnx" else "fp32"
+        self.session = session(path, threads)
+        self._tags = tags
 
     def __call__(self, batch: dict, left: np.ndarray, right: np.ndarray):
-        feed = {name: batch[name].numpy() for name in _INPUTS[:4]}
+        feed = {name: np.asarray(batch[name]) for name in _INPUTS[:4]}  # numpy or CPU tensors
         feed["left"], feed["right"] = left, right
         best, labels, tags = self.session.run(None, feed)
         return best, labels, tags if self._tags else None
@@ -139,6 +150,8 @@ def _batch(chart_parser, encode, sentences):
 def export(chart_parser, encode, path: Path) -> None:
     """Trace :func:`fast_span.best_spans` on a small batch into ``path`` (batch, word-piece,
     word and span counts left dynamic)."""
+    import torch
+
     from .fast_span import best_spans
 
     class Network(torch.nn.Module):
@@ -206,6 +219,7 @@ def _traceable_attention():
     """benepar's partitioned attention masks its scores in place through ``.data``, which the
     tracer does not record (the exported graph would ignore padding); the same function with an
     out-of-place mask while exporting."""
+    import torch
     import torch.nn.functional as F
     from benepar import partitioned_transformer as pt
 

@@ -9,11 +9,7 @@ from __future__ import annotations
 
 import os
 
-import torch
-
 from ..errors import Errors, ModelLoadError
-from ..onnx_export import choose_runtime
-from .fast_span import TorchNetwork
 
 ENV = "LOGICPARSE_PARSER_RUNTIME"
 PRECISION_ENV = "LOGICPARSE_PARSER_PRECISION"
@@ -52,6 +48,11 @@ def choose_network(chart_parser, encode, device, runtime=None, precision=None):
     ``LOGICPARSE_PARSER_RUNTIME``): ONNX Runtime on a CPU when it is installed and the model's
     network exports, PyTorch otherwise (a GPU, another kind of model, a failed export).
     ``precision``: what ONNX Runtime runs (:data:`PRECISIONS`, :func:`check_precision`)."""
+    import torch
+
+    from ..onnx_export import choose_runtime
+    from .fast_span import TorchNetwork
+
     precision = check_precision(precision)
 
     def build():

@@ -58,8 +58,11 @@ def mpnet_models_dir() -> Path:
 
 @lru_cache(maxsize=4)
 def get_encoder(spec: str = DEFAULT_ENCODER, device: str = "cpu") -> Encoder:
-    """One encoder per (spec, device) per process: every model and command shares it."""
-    return Encoder(spec, device=device)
+    """One encoder per (spec, device) per process: every model and command shares it. From what
+    an earlier run left in the cache, without PyTorch, where it can (``light.py``)."""
+    from .light import load_light_encoder
+
+    return load_light_encoder(spec, device) or Encoder(spec, device=device)
 
 
 def load_estimator(path: Path, sha256: Optional[str] = None, trusted=TRUSTED_TYPES):

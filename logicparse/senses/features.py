@@ -98,14 +98,16 @@ class Encoder:
         limit = min(x for x in limits if isinstance(x, int) and 0 < x < 100_000)
         self.max_length = min(max_length or limit, limit)
         self.n_layers = self.model.config.num_hidden_layers + 1  # embeddings + each block
+        self.hidden_size = self.model.config.hidden_size
         self.fingerprint = self._fingerprint()
         self._truncated: dict = {}
         self.runtime = runtime
         self._onnx = None  # chosen at the first pass: an export costs seconds, not every user encodes
 
-    def _hidden_states(self, enc, layers: Sequence[int]) -> dict:
-        """``{layer: [batch, tokens, hidden] numpy array}`` of a tokenized batch, for ``layers``
-        only (the blocks above the highest are not run, the layers below not copied out)."""
+    def _hidden_states(self, enc: dict, layers: Sequence[int]) -> dict:
+        """``{layer: [batch, tokens, hidden] numpy array}`` of a tokenized batch (numpy arrays),
+        for ``layers`` only (the blocks above the highest are not run, the layers below not
+        copied out)."""
         import torch
 
         if self._onnx is None:
@@ -119,12 +121,39 @@ class Encoder:
 
             self._onnx = choose_runtime(self.runtime, ENV, self.device, "sense encoder",
                                         build) or False
+            if self._onnx:  # a later process can encode from the cache without PyTorch
+                from .light import remember
+
+                remember(self)
         top = max(layers)
         if self._onnx:
-            states = self._onnx(enc["input_ids"].numpy(), enc["attention_mask"].numpy(), top)
+            states = self._onnx(enc["input_ids"], enc["attention_mask"], top)
             return {l: states[l] for l in layers}
-        states = self._upto(top)(**enc.to(self.device), output_hidden_states=True).hidden_states
+        one_torch_thread_in_forked_children()
+        with torch.inference_mode():
+            inputs = {k: torch.from_numpy(v).to(self.device) for k, v in enc.items()}
+            states = self._upto(top)(**inputs, output_hidden_states=True).hidden_states
         return {l: states[l].float().cpu().numpy() for l in layers}
+
+    # -- the tokenizer (transformers' here; ``tokenizers`` alone in senses/light.py) -------------
+
+    def _offsets(self, text: str) -> list:
+        """Character offsets of ``text``'s subwords, no special tokens."""
+        return self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True,
+                              verbose=False)["offset_mapping"]
+
+    def _n_special(self) -> int:
+        return self.tokenizer.num_special_tokens_to_add()
+
+    def _tokenize(self, texts: list[str]) -> tuple[dict, list, list]:
+        """(the model's inputs as numpy arrays, each text's subword offsets, each subword's
+        special-token flag), padded and cut to ``max_length``."""
+        enc = self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length,
+                             return_offsets_mapping=True, return_special_tokens_mask=True,
+                             return_tensors="np")
+        offsets = enc.pop("offset_mapping").tolist()
+        special = enc.pop("special_tokens_mask").tolist()
+        return {k: np.asarray(v) for k, v in enc.items()}, offsets, special
 
     def _fingerprint(self) -> str:
         """A hash of the weights: identifies the encoder whatever name or path it was loaded by."""
@@ -137,7 +166,7 @@ class Encoder:
     @property
     def identity(self) -> dict:
         return {"name": self.name, "spec": self.spec, "fingerprint": self.fingerprint,
-                "n_layers": self.n_layers, "hidden_size": self.model.config.hidden_size}
+                "n_layers": self.n_layers, "hidden_size": self.hidden_size}
 
     def _upto(self, top: int):
         """The model running only the blocks up to hidden state ``top``: the SVMs read no higher
@@ -166,10 +195,8 @@ class Encoder:
         encoder's limit), else the largest window of whole words centred on the keyword that
         does."""
         max_length = min(max_length or self.max_length, self.max_length)
-        enc = self.tokenizer(occ.text, add_special_tokens=False, return_offsets_mapping=True,
-                             verbose=False)
-        offsets = enc["offset_mapping"]
-        budget = max_length - self.tokenizer.num_special_tokens_to_add()
+        offsets = self._offsets(occ.text)
+        budget = max_length - self._n_special()
         if len(offsets) <= budget:
             return occ
         hits = _overlapping(offsets, occ.char_start, occ.char_end)
@@ -195,10 +222,8 @@ class Encoder:
         parts (see :data:`PARTS`; combine them with :func:`assemble`). ``max_length`` (subwords,
         specials included) cuts each text to a window around its keyword: the sense models use
         a short one, because far context costs time and tells little about the keyword."""
-        import torch
-
         layers = list(range(self.n_layers)) if layers is None else list(layers)
-        hidden = self.model.config.hidden_size
+        hidden = self.hidden_size
         out = {(l, p): np.zeros((len(occurrences), hidden), dtype=np.float32)
                for l in layers for p in parts}
         if not occurrences:
@@ -211,32 +236,25 @@ class Encoder:
             from tqdm import tqdm
 
             batches = tqdm(batches, desc="encoding", unit="batch")
-        one_torch_thread_in_forked_children()
-        with torch.inference_mode():
-            for batch in batches:
-                texts = [windows[i].text for i in batch]
-                enc = self.tokenizer(texts, padding=True, truncation=True,
-                                     max_length=self.max_length, return_offsets_mapping=True,
-                                     return_special_tokens_mask=True, return_tensors="pt")
-                offsets = enc.pop("offset_mapping").tolist()
-                special = enc.pop("special_tokens_mask").tolist()
-                states = self._hidden_states(enc, layers)
-                for row, i in enumerate(batch):
-                    w = windows[i]
-                    real = [o if not s else (0, 0) for o, s in zip(offsets[row], special[row])]
-                    idx = _overlapping(real, w.char_start, w.char_end)
-                    content = [j for j, (a, b) in enumerate(real) if b > a]
-                    # Neighbours fall back to the keyword itself at the text's edges.
-                    before = [j for j in content if j < idx[0]]
-                    after = [j for j in content if j > idx[-1]]
-                    pick = {"first": idx[:1], "mean": idx, "prev": before[-1:] or idx[:1],
-                            "next": after[:1] or idx[-1:], "sent": content or idx,
-                            "before": before[-CONTEXT:] or idx[:1],
-                            "after": after[:CONTEXT] or idx[-1:]}
-                    for l in layers:
-                        layer = states[l][row]
-                        for p in parts:
-                            out[(l, p)][i] = layer[pick[p]].mean(0)
+        for batch in batches:
+            enc, offsets, special = self._tokenize([windows[i].text for i in batch])
+            states = self._hidden_states(enc, layers)
+            for row, i in enumerate(batch):
+                w = windows[i]
+                real = [o if not s else (0, 0) for o, s in zip(offsets[row], special[row])]
+                idx = _overlapping(real, w.char_start, w.char_end)
+                content = [j for j, (a, b) in enumerate(real) if b > a]
+                # Neighbours fall back to the keyword itself at the text's edges.
+                before = [j for j in content if j < idx[0]]
+                after = [j for j in content if j > idx[-1]]
+                pick = {"first": idx[:1], "mean": idx, "prev": before[-1:] or idx[:1],
+                        "next": after[:1] or idx[-1:], "sent": content or idx,
+                        "before": before[-CONTEXT:] or idx[:1],
+                        "after": after[:CONTEXT] or idx[-1:]}
+                for l in layers:
+                    layer = states[l][row]
+                    for p in parts:
+                        out[(l, p)][i] = layer[pick[p]].mean(0)
         return out
 
 

@@ -19,7 +19,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from ..onnx_export import cache_dir, cached_files, session
 
@@ -30,6 +29,8 @@ _CHECK = ["The committee said that the plan failed as it was too costly.", "Yes!
 
 
 def supported(model) -> bool:
+    import torch
+
     blocks = getattr(getattr(model, "encoder", None), "layer", None)
     return (getattr(model.config, "model_type", None) in MODEL_TYPES
             and isinstance(blocks, torch.nn.ModuleList) and hasattr(model, "embeddings"))
@@ -83,6 +84,7 @@ class OnnxEncoder:
 
 def model_key(model, fingerprint: str) -> str:
     import onnxruntime
+    import torch
 
     h = hashlib.sha256(fingerprint.encode())
     # Where the weights were loaded from is not part of what they compute.
@@ -104,28 +106,28 @@ def exported_blocks(model, tokenizer, fingerprint: str) -> Path:
                         block_files(len(model.encoder.layer)), build)
 
 
-class _Block(torch.nn.Module):
-    def __init__(self, layer):
-        super().__init__()
-        self.layer = layer
-
-    def forward(self, hidden, mask):
-        return self.layer(hidden, attention_mask=mask)[0]
-
-
-class _Embeddings(torch.nn.Module):
-    def __init__(self, embeddings):
-        super().__init__()
-        self.embeddings = embeddings
-
-    def forward(self, input_ids):
-        # One text per row: token types are all 0, as the tokenizer gives them.
-        return self.embeddings(input_ids=input_ids)
-
-
 def export(model, folder: Path) -> None:
     """Each block traced on a small batch (batch and token counts left dynamic)."""
     import warnings
+
+    import torch
+
+    class _Block(torch.nn.Module):
+        def __init__(self, layer):
+            super().__init__()
+            self.layer = layer
+
+        def forward(self, hidden, mask):
+            return self.layer(hidden, attention_mask=mask)[0]
+
+    class _Embeddings(torch.nn.Module):
+        def __init__(self, embeddings):
+            super().__init__()
+            self.embeddings = embeddings
+
+        def forward(self, input_ids):
+            # One text per row: token types are all 0, as the tokenizer gives them.
+            return self.embeddings(input_ids=input_ids)
 
     ids = torch.tensor([[101, 1996, 2001, 102], [101, 2748, 102, 0]])
     ids = ids.clamp(max=model.config.vocab_size - 1)
@@ -150,6 +152,8 @@ def export(model, folder: Path) -> None:
 def check(model, tokenizer, folder: Path) -> None:
     """The chain of exported blocks must give PyTorch's hidden states (every layer, real tokens
     only) on texts of mixed lengths; otherwise it is not used."""
+    import torch
+
     enc = tokenizer(_CHECK, padding=True, return_tensors="pt")
     with torch.inference_mode():
         want = model(**enc, output_hidden_states=True).hidden_states

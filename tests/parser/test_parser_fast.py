@@ -138,7 +138,7 @@ def test_onnx_runtime_gives_the_torch_trees_from_a_checked_cache(bundled_torch, 
 def test_auto_falls_back_to_torch_when_onnx_runtime_is_missing(monkeypatch, caplog):
     import sys
 
-    from logicparse.parser.runtime import TorchNetwork
+    from logicparse.parser.fast_span import TorchNetwork
 
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import fails
     with caplog.at_level(logging.WARNING):

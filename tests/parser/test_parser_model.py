@@ -260,7 +260,8 @@ def test_calibrate_writes_span_bias(trained_tiny, tmp_path):
     assert out["f1_at_zero"] == out["f1_by_bias"]["0.0"]
     cfg = json.loads((model / "config.json").read_text())
     assert cfg["logicparse"]["span_bias"] == out["span_bias"]
-    assert load_parser(str(model)).chart_parser.decoder.span_bias == out["span_bias"]
+    assert load_parser(str(model)).span_bias == out["span_bias"]
+    assert load_parser(str(model), light=False).chart_parser.decoder.span_bias == out["span_bias"]
 
 
 def test_eval_command_on_a_treebank_with_raw_brackets(bundled):

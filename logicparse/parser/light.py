@@ -1,0 +1,142 @@
+"""The parser from the cache, without PyTorch: what a first load leaves for the next process.
+
+A load of a model under ONNX Runtime (the bundled model, or a model directory whose tokenizer
+:mod:`subwords` covers) writes a small record into the cache: the network file it runs and its
+sha256, the model's label and tag names and its settings. The record's name is a digest of the
+model directory's files, the precision asked for, and the versions that shape the network file.
+A later process with the same model finds it and parses with numpy, ``tokenizers`` and ONNX
+Runtime alone (:func:`load_light`): the same network file and the same subwords, so the same trees,
+without importing PyTorch, transformers, nltk or benepar's package (the imports alone hold about
+430 MB of a process's memory). A missing, unreadable or stale record, or a network file whose
+sha256 does not match it, gives None: the caller loads the model with PyTorch, which writes the
+record again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from importlib import metadata
+from pathlib import Path
+from typing import Optional
+
+from ..onnx_export import cache_dir
+from ..resources import PARSER_DIR, file_sha256, minilm_path
+from .inference import SpanParser
+from .runtime import ENV, check_precision, release_freed_memory
+from .subwords import Subwords
+
+logger = logging.getLogger(__name__)
+FORMAT = 1  # bump when the record's fields change
+
+
+def model_folder(spec) -> Optional[Path]:
+    """The model directory of a parser spec when it names one (the bundled model or a path);
+    None for a benepar model name, which the light path does not cover."""
+    if spec in (None, "", "default"):
+        return PARSER_DIR
+    path = Path(os.path.expanduser(str(spec)))
+    return path if path.is_dir() else None
+
+
+def model_digest(folder: Path, precision: str) -> Optional[str]:
+    """sha256 of what decides the network file: the model's files, the encoder package a model
+    may take weights from, the precision and the versions. None if a model file is missing."""
+    h = hashlib.sha256()
+    for name in ("config.json", "benepar_model.bin", "tokenizer.json"):
+        f = folder / name
+        if not f.is_file():
+            return None
+        h.update(name.encode() + file_sha256(f).encode())
+    try:
+        omitted = json.loads((folder / "config.json").read_text()).get("logicparse", {}).get("omitted")
+        if omitted:  # weights taken from the installed encoder package: its file's identity
+            st = (minilm_path() / "model.safetensors").stat()
+            h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+        from .onnx_network import EXPORT_VERSION, QUANTIZE_VERSION
+
+        versions = {name: metadata.version(name) for name in ("onnxruntime", "torch", "logicparse")}
+        versions.update(export=EXPORT_VERSION, quantize=QUANTIZE_VERSION)
+    except (OSError, ValueError, AttributeError, metadata.PackageNotFoundError):
+        return None
+    h.update(json.dumps({"precision": precision, "format": FORMAT, **versions},
+                        sort_keys=True).encode())
+    return h.hexdigest()[:32]
+
+
+def record_path(digest: str) -> Path:
+    return cache_dir() / "parser-light" / f"{digest}.json"
+
+
+def remember(parser, folder: Path, precision: str) -> None:
+    """Write the record of a parser just loaded with PyTorch and running an ONNX file."""
+    digest = model_digest(folder, precision)
+    if digest is None:
+        return
+    network = parser.network
+    record = {"format": FORMAT, "name": parser.name, "metrics": parser.metrics,
+              "network": str(network.path), "network_sha256": file_sha256(network.path),
+              "tags_out": network._tags, "tokenizer": str(folder / "tokenizer.json"),
+              "labels": parser._label_from_index, "tags": parser._tag_from_index,
+              "force_root": bool(parser.force_root), "span_bias": float(parser.span_bias),
+              "max_subwords": parser._max_subwords, "max_length": parser.max_length,
+              "batch_size": parser.batch_size, "subbatch_max_tokens": parser.subbatch_max_tokens}
+    path = record_path(digest)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(record))
+        os.replace(tmp, path)  # a reader never sees half a record
+    except OSError as e:  # a read-only cache costs the next process its PyTorch load, no more
+        logger.info("parser: the light record was not written (%s)", e)
+
+
+class LightParser(SpanParser):
+    """A :class:`SpanParser` built from a record (see the module docstring)."""
+
+    def __init__(self, record: dict, folder: Path, threads: int):
+        from .onnx_network import OnnxNetwork
+
+        self.batch_size = int(record["batch_size"])
+        self.subbatch_max_tokens = int(record["subbatch_max_tokens"])
+        self._setup(path=folder, name=record["name"], metrics=record["metrics"],
+                    network=OnnxNetwork.from_file(Path(record["network"]), record["tags_out"],
+                                                  threads),
+                    subwords=Subwords(Path(record["tokenizer"])), labels=record["labels"],
+                    tags=record["tags"], force_root=record["force_root"],
+                    span_bias=record["span_bias"], max_subwords=int(record["max_subwords"]),
+                    max_words=int(record["max_length"]))
+
+
+def load_light(spec="default", device: str = "cpu", runtime: Optional[str] = None,
+               precision: Optional[str] = None) -> Optional[LightParser]:
+    """The parser of ``spec`` from its record, or None where there is none to use (another
+    device or runtime, a benepar model name, no record, a file that changed)."""
+    runtime = runtime or os.environ.get(ENV) or "auto"
+    if str(device) != "cpu" or runtime not in ("auto", "onnx"):
+        return None
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return None
+    folder = model_folder(spec)
+    digest = model_digest(folder, check_precision(precision)) if folder is not None else None
+    if digest is None:
+        return None
+    try:
+        record = json.loads(record_path(digest).read_text())
+        if record.get("format") != FORMAT or \
+                file_sha256(record["network"]) != record["network_sha256"]:
+            return None
+        threads = int(os.environ.get("OMP_NUM_THREADS") or 0) or (os.cpu_count() or 1)
+        parser = LightParser(record, folder, threads)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        logger.info("parser: the light record of %s is not used (%s)", folder, e)
+        return None
+    except Exception as e:  # noqa: BLE001 - an ONNX Runtime failure: PyTorch's path still works
+        logger.warning("parser: the cached network is not used (%s: %s)", type(e).__name__, e)
+        return None
+    release_freed_memory()
+    return parser

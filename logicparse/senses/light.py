@@ -1,0 +1,162 @@
+"""The sense encoder from the cache, without PyTorch: what a first run leaves for the next process.
+
+When an :class:`~logicparse.senses.features.Encoder` first runs its blocks under ONNX Runtime it
+writes a small record into the cache: the exported block files and their sha256, the encoder's
+weight fingerprint (which the sense models are checked against), its sizes and its tokenizer file.
+The record's name is a digest of the encoder directory's files and the versions that shape the
+export. A later process finds it and encodes with ``tokenizers`` and ONNX Runtime alone
+(:func:`load_light_encoder`): the same block files and the same subwords, so the same vectors,
+without importing PyTorch or transformers. No record, a stale one, or a block file whose sha256
+does not match gives None: the caller loads the encoder with PyTorch, which writes it again.
+Covered: the default encoder and encoder directories (a Hugging Face name goes through PyTorch).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from importlib import metadata
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from ..onnx_export import cache_dir
+from ..resources import file_sha256, minilm_path
+from .features import DEFAULT_ENCODER, ENV, Encoder
+
+logger = logging.getLogger(__name__)
+FORMAT = 1  # bump when the record's fields change
+_WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+
+
+def encoder_folder(spec) -> Optional[Path]:
+    if spec in (None, DEFAULT_ENCODER):
+        return minilm_path()
+    path = Path(os.path.expanduser(str(spec)))
+    return path if path.is_dir() else None
+
+
+def encoder_digest(folder: Path) -> Optional[str]:
+    """sha256 of the encoder directory's configuration and tokenizer, its weight files' size and
+    modification time, and the versions that shape the export; None if a file is missing."""
+    from .onnx_encoder import EXPORT_VERSION
+
+    h = hashlib.sha256()
+    for name in ("config.json", "tokenizer.json"):
+        if not (folder / name).is_file():
+            return None
+        h.update(name.encode() + file_sha256(folder / name).encode())
+    weights = [folder / name for name in _WEIGHTS if (folder / name).is_file()]
+    if not weights:
+        return None
+    for f in weights:
+        st = f.stat()
+        h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+    try:
+        versions = {name: metadata.version(name) for name in ("onnxruntime", "torch", "logicparse")}
+    except metadata.PackageNotFoundError:
+        return None
+    h.update(json.dumps({"export": EXPORT_VERSION, "format": FORMAT, **versions},
+                        sort_keys=True).encode())
+    return h.hexdigest()[:32]
+
+
+def record_path(digest: str) -> Path:
+    return cache_dir() / "encoder-light" / f"{digest}.json"
+
+
+def remember(encoder: Encoder) -> None:
+    """Write the record of an encoder just loaded with PyTorch whose blocks run under ONNX
+    Runtime."""
+    folder = encoder_folder(encoder.spec)
+    digest = encoder_digest(folder) if folder is not None else None
+    if digest is None:
+        return
+    blocks = encoder._onnx
+    record = {"format": FORMAT, "spec": encoder.spec, "name": encoder.name,
+              "fingerprint": encoder.fingerprint, "n_layers": encoder.n_layers,
+              "hidden_size": encoder.hidden_size, "max_length": encoder.max_length,
+              "batch_size": encoder.batch_size, "tokenizer": str(folder / "tokenizer.json"),
+              "blocks": str(blocks.folder),
+              "sha256": {name: file_sha256(blocks.folder / name) for name in blocks._names}}
+    path = record_path(digest)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(record))
+        os.replace(tmp, path)
+    except OSError as e:
+        logger.info("sense encoder: the light record was not written (%s)", e)
+
+
+class LightEncoder(Encoder):
+    """An :class:`Encoder` from a record: ``tokenizers`` for the subwords, ONNX Runtime for the
+    blocks (see the module docstring). Same ``encode`` and ``window``."""
+
+    def __init__(self, record: dict, threads: int):
+        from tokenizers import Tokenizer
+
+        from .onnx_encoder import OnnxEncoder
+
+        self.spec, self.name, self.fingerprint = record["spec"], record["name"], record["fingerprint"]
+        self.n_layers, self.hidden_size = int(record["n_layers"]), int(record["hidden_size"])
+        self.max_length, self.batch_size = int(record["max_length"]), int(record["batch_size"])
+        self.device, self.runtime, self._truncated = "cpu", "onnx", {}
+        self._plain = Tokenizer.from_file(record["tokenizer"])
+        self._plain.no_truncation()
+        self._plain.no_padding()
+        self._batched = Tokenizer.from_file(record["tokenizer"])
+        self._batched.enable_truncation(self.max_length)
+        pad = self._batched.padding or {}
+        pad_token = "[PAD]" if self._batched.token_to_id("[PAD]") is not None else "<pad>"
+        self._batched.enable_padding(pad_id=pad.get("pad_id", self._batched.token_to_id(pad_token)),
+                                     pad_token=pad.get("pad_token", pad_token))
+        self._onnx = OnnxEncoder(Path(record["blocks"]), int(record["n_layers"]) - 1, threads)
+
+    def _offsets(self, text: str) -> list:
+        return self._plain.encode(text, add_special_tokens=False).offsets
+
+    def _n_special(self) -> int:
+        return self._plain.post_processor.num_special_tokens_to_add(False)
+
+    def _tokenize(self, texts: list[str]) -> tuple[dict, list, list]:
+        encs = self._batched.encode_batch(texts)
+        enc = {"input_ids": np.array([e.ids for e in encs], dtype=np.int64),
+               "attention_mask": np.array([e.attention_mask for e in encs], dtype=np.int64)}
+        return enc, [e.offsets for e in encs], [e.special_tokens_mask for e in encs]
+
+    def _hidden_states(self, enc: dict, layers) -> dict:
+        states = self._onnx(enc["input_ids"], enc["attention_mask"], max(layers))
+        return {l: states[l] for l in layers}
+
+
+def load_light_encoder(spec=DEFAULT_ENCODER, device: str = "cpu") -> Optional[LightEncoder]:
+    """The encoder of ``spec`` from its record, or None where there is none to use."""
+    runtime = os.environ.get(ENV) or "auto"
+    if str(device) != "cpu" or runtime not in ("auto", "onnx"):
+        return None
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return None
+    folder = encoder_folder(spec)
+    digest = encoder_digest(folder) if folder is not None else None
+    if digest is None:
+        return None
+    try:
+        record = json.loads(record_path(digest).read_text())
+        blocks = Path(record["blocks"])
+        if record.get("format") != FORMAT or record.get("spec") != spec or any(
+                file_sha256(blocks / name) != digest_ for name, digest_ in record["sha256"].items()):
+            return None
+        threads = int(os.environ.get("OMP_NUM_THREADS") or 0) or (os.cpu_count() or 1)
+        return LightEncoder(record, threads)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        logger.info("sense encoder: the light record of %s is not used (%s)", folder, e)
+        return None
+    except Exception as e:  # noqa: BLE001 - a tokenizer or ONNX Runtime failure: PyTorch's path
+        logger.warning("sense encoder: the cached blocks are not used (%s: %s)", type(e).__name__, e)
+        return None
