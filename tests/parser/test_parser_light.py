@@ -1,0 +1,103 @@
+"""The parser without PyTorch: the subwords, sub-batches and compressed trees are benepar's, and a
+new process parses from what a first load left in the cache, with the same trees and without
+importing torch, transformers, nltk or benepar; a changed file or setting is never used."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from logicparse.parser import load_parser
+from logicparse.parser.inference import compressed
+from logicparse.parser.subwords import subbatches
+
+pytest.importorskip("onnxruntime")
+
+SENTENCES = [["She", "said", "that", "he", "left", "."], ["Yes", "!"], ["a"],
+             ["Café", "naïve", "ÉCOLE", "中文", "字", "Ångström"], ["x\u0301", "\u200b", "ﬁ", "①"],
+             ["I", "ca", "n't", "--", "(", "really", ")", "``", "go", "''", "."],
+             ["\U0001F600", "$", "5", "-LRB-", "U.S.", "e-mail", "co-op", "..."]]
+
+
+@pytest.fixture(scope="module")
+def full():
+    return load_parser("default", light=False)
+
+
+def test_subwords_are_benepars(full):
+    assert full.subwords is not None  # the bundled model's tokenizer is covered
+    ours = full.subwords.pad([full._encode(s) for s in SENTENCES])
+    theirs = full.chart_parser.pad_encoded([full._benepar_encode(s) for s in SENTENCES])
+    assert set(ours) <= set(theirs)
+    for key, value in ours.items():
+        np.testing.assert_array_equal(value, theirs[key].numpy(), err_msg=key)
+    assert [full._count(w) for s in SENTENCES for w in s] == \
+        [len(full._tokenizer.tokenize(w)) for s in SENTENCES for w in s]
+
+
+def test_sub_batches_and_compressed_trees_are_benepars(full):
+    from benepar import subbatching
+
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        costs = rng.integers(1, 300, size=int(rng.integers(1, 40))).tolist()
+        want = [ids for ids, _ in subbatching.split(costs, costs=costs, max_cost=600)]
+        assert list(subbatches(costs, 600)) == want
+    decoder = full.chart_parser.decoder
+    for n in (1, 2, 5, 9):
+        chart = rng.integers(0, 4, size=(n, n)) * np.triu(np.ones((n, n), dtype=np.int64))
+        out = decoder.compressed_output_from_chart(chart)
+        for got, want in zip(compressed(chart), (out.starts, out.ends, out.labels)):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_a_new_process_parses_from_the_cache_without_torch(full):
+    want = [t.to_string() for t in full.parse(SENTENCES)]  # the load above left the record
+    script = ("import json, sys\n"
+              "from logicparse.parser import load_parser\n"
+              f"p = load_parser('default')\n"
+              f"trees = [t.to_string() for t in p.parse({SENTENCES!r})]\n"
+              "print(json.dumps({'kind': type(p).__name__, 'precision': p.precision, "
+              "'trees': trees, 'imported': sorted(m for m in ('torch', 'transformers', 'nltk', "
+              "'benepar') if m in sys.modules)}))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout=300, check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["kind"] == "LightParser" and got["precision"] == full.precision
+    assert got["imported"] == []
+    assert got["trees"] == want
+
+
+def test_a_changed_file_or_setting_is_not_used(tmp_path, monkeypatch, caplog):
+    from logicparse.parser.light import LightParser, load_light
+
+    monkeypatch.setenv("LOGICPARSE_CACHE", str(tmp_path))
+    assert load_light("default", precision="fp32") is None  # nothing cached yet
+    first = load_parser("default", precision="fp32")  # exports, checks, writes the record
+    assert type(first).__name__ == "ChartParserModel"
+    light = load_light("default", precision="fp32")
+    assert isinstance(light, LightParser) and light.network.path == first.network.path
+    assert [t.to_string() for t in light.parse(SENTENCES)] == \
+        [t.to_string() for t in first.parse(SENTENCES)]
+    assert load_light("default", precision="int8") is None  # another precision: its own record
+    assert load_light("default", precision="fp32", runtime="torch") is None
+    assert load_light("default", precision="fp32", device="cuda") is None
+    assert load_light("benepar_en3", precision="fp32") is None  # a benepar name: not covered
+    monkeypatch.setenv("LOGICPARSE_PARSER_RUNTIME", "torch")
+    assert load_light("default", precision="fp32") is None
+    monkeypatch.delenv("LOGICPARSE_PARSER_RUNTIME")
+
+    with open(first.network.path, "ab") as f:  # the network file changed since the record
+        f.write(b"\0")
+    assert load_light("default", precision="fp32") is None
+    again = load_parser("default", precision="fp32")  # exported again, the record rewritten
+    assert type(again).__name__ == "ChartParserModel"
+    assert isinstance(load_light("default", precision="fp32"), LightParser)
+
+    for record in (tmp_path / "parser-light").glob("*.json"):
+        record.write_text("{not json")
+    assert load_light("default", precision="fp32") is None
+    assert type(load_parser("default", precision="fp32")).__name__ == "ChartParserModel"
