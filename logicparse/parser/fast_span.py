@@ -101,17 +101,31 @@ def best_spans(self, batch, left: torch.Tensor, right: torch.Tensor):
 
     ``left``/``right``: flat indices into the ``(batch * fenceposts)`` rows of the projected
     fenceposts (:func:`span_index`). The same arithmetic as :func:`forward` on those spans."""
+    flat, tags = fenceposts(self, batch)
+    best, label = span_labels(self, flat, left, right)
+    return best, label, tags
+
+
+def fenceposts(self, batch):
+    """The network up to the spans: every fencepost through the span scorer's first Linear,
+    flat (``batch * fenceposts`` rows), and each word's tag id (one 0 without a tagger)."""
     import torch
 
     projected, tag_scores = _projected(self, batch)
-    flat = projected.reshape(-1, projected.shape[-1])
+    tags = tag_scores.argmax(-1) if tag_scores is not None else torch.zeros(1, dtype=torch.long)
+    return projected.reshape(-1, projected.shape[-1]), tags
+
+
+def span_labels(self, flat, left, right):
+    """The rest of the span scorer on the spans (``left``, ``right``) of :func:`fenceposts`'
+    rows: each span's best label score and label id (>= 1). Each span is scored on its own, so
+    the spans can be scored in chunks."""
     span_hidden = flat.index_select(0, right) - flat.index_select(0, left)
     first = self.f_label[0]
     if first.bias is not None:
         span_hidden = span_hidden + first.bias
     best, label = self.f_label[1:](span_hidden).max(-1)
-    tags = tag_scores.argmax(-1) if tag_scores is not None else torch.zeros_like(left[:1])
-    return best, label + 1, tags
+    return best, label + 1
 
 
 def span_index(lengths, width: int) -> tuple[np.ndarray, np.ndarray]:

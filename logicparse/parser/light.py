@@ -1,7 +1,7 @@
 """The parser from the cache, without PyTorch: what a first load leaves for the next process.
 
 A load of a model under ONNX Runtime (the bundled model, or a model directory whose tokenizer
-:mod:`subwords` covers) writes a small record into the cache: the network file it runs and its
+:mod:`subwords` covers) writes a small record into the cache: the network files it runs and their
 sha256, the model's label and tag names and its settings. The record's name is a digest of the
 model directory's files, the precision asked for, and the versions that shape the network file.
 A later process with the same model finds it and parses with numpy, ``tokenizers`` and ONNX
@@ -78,6 +78,7 @@ def remember(parser, folder: Path, precision: str) -> None:
     network = parser.network
     record = {"format": FORMAT, "name": parser.name, "metrics": parser.metrics,
               "network": str(network.path), "network_sha256": file_sha256(network.path),
+              "spans_sha256": file_sha256(network.spans_path),
               "tags_out": network._tags, "tokenizer": str(folder / "tokenizer.json"),
               "labels": parser._label_from_index, "tags": parser._tag_from_index,
               "force_root": bool(parser.force_root), "span_bias": float(parser.span_bias),
@@ -127,8 +128,11 @@ def load_light(spec="default", device: str = "cpu", runtime: Optional[str] = Non
         return None
     try:
         record = json.loads(record_path(digest).read_text())
-        if record.get("format") != FORMAT or \
-                file_sha256(record["network"]) != record["network_sha256"]:
+        from .onnx_network import spans_file
+
+        network = Path(record["network"])
+        if record.get("format") != FORMAT or file_sha256(network) != record["network_sha256"] \
+                or file_sha256(spans_file(network)) != record["spans_sha256"]:
             return None
         threads = int(os.environ.get("OMP_NUM_THREADS") or 0) or (os.cpu_count() or 1)
         parser = LightParser(record, folder, threads)

@@ -1,10 +1,15 @@
 """The parser's network under ONNX Runtime on a CPU, exported from the loaded model at first use.
 
-The export is the same computation as :func:`fast_span.best_spans` (encoder, benepar's
-partitioned transformer, span and tag scorers) traced by ``torch.onnx.export`` and cached as
-``logicparse.onnx_export`` says (under a key made of the weights, the configuration and the
-exporting versions; sha256 checked at every load). Right after an export the two runtimes are
-run on the same sentences and the ONNX file is kept only if they agree.
+The export is the same computation as :func:`fast_span.best_spans` traced by
+``torch.onnx.export`` into two files: ``network.onnx`` (encoder, benepar's partitioned transformer,
+the tag scorer and the fenceposts' projection: :func:`fast_span.fenceposts`) and ``spans.onnx``
+(the rest of the span scorer: :func:`fast_span.span_labels`). Spans are scored
+``SPAN_CHUNK`` at a time: a batch of sentences has tens of thousands of spans, and scored at once
+their intermediate arrays held about 200 MB of a worker's peak memory. Each span is scored on its
+own, so the chunks change no number. Both files are cached as ``logicparse.onnx_export`` says
+(under a key made of the weights, the configuration and the exporting versions; sha256 checked
+at every load). Right after an export the two runtimes are run on the same sentences and the
+files are kept only if they agree.
 
 In int8 (the default; ``precision="fp32"`` for the trained weights) the weights of the exported
 file's matrix products are quantized by ONNX Runtime's dynamic quantization, one scale per output
@@ -28,12 +33,13 @@ import numpy as np
 from ..onnx_export import cache_dir, cached_files, session
 
 logger = logging.getLogger(__name__)
-EXPORT_VERSION = 1  # bump when the exported graph changes
+EXPORT_VERSION = 2  # bump when the exported graphs change
+SPAN_CHUNK = 8192  # spans per call of spans.onnx
 QUANTIZE_VERSION = 3  # bump when the quantization settings change
 # The int8 file must label this share of the check sentences' candidate constituents (spans
 # float32 scores above zero) as float32 does; a broken quantization disagrees on most of them.
 INT8_AGREEMENT = 0.97
-_INPUTS = ("input_ids", "attention_mask", "words_from_tokens", "valid_token_mask", "left", "right")
+_INPUTS = ("input_ids", "attention_mask", "words_from_tokens", "valid_token_mask")
 _CHECK = [["The", "committee", "said", "that", "the", "plan", "failed", "."], ["Yes", "!"],
           ["We", "shall", "not", "fail", "or", "falter", ";", "we", "shall", "not", "weaken", "."]]
 
@@ -73,53 +79,74 @@ class OnnxNetwork:
 
     @classmethod
     def from_file(cls, path: Path, tags: bool, threads: int = 1) -> "OnnxNetwork":
-        """The network of an exported (and checked) file, without the model it came from."""
+        """The network of exported (and checked) files, without the model they came from:
+        ``path`` is ``network.onnx`` (or its int8 copy), its spans file beside it."""
         network = cls.__new__(cls)
         network._open(Path(path), tags, threads)
         return network
 
     def _open(self, path: Path, tags: bool, threads: int) -> None:
-        self.path = path
+        self.path, self.spans_path = path, spans_file(path)
         self.precision = "int8" if path.name == "network.int8.onnx" else "fp32"
         self.session = session(path, threads)
+        self.spans = session(self.spans_path, threads)
         self._tags = tags
 
     def __call__(self, batch: dict, left: np.ndarray, right: np.ndarray):
-        feed = {name: np.asarray(batch[name]) for name in _INPUTS[:4]}  # numpy or CPU tensors
-        feed["left"], feed["right"] = left, right
-        best, labels, tags = self.session.run(None, feed)
+        best, labels, tags = run_files(self.session, self.spans, batch, left, right)
         return best, labels, tags if self._tags else None
 
 
+def spans_file(network: Path) -> Path:
+    """The spans file beside a network file (``spans.onnx``, ``spans.int8.onnx``)."""
+    return network.with_name(network.name.replace("network", "spans", 1))
+
+
+def run_files(network, spans, batch: dict, left: np.ndarray, right: np.ndarray):
+    """(best score, label id) of each span and the tag ids, from the two sessions; the spans
+    ``SPAN_CHUNK`` at a time."""
+    flat, tags = network.run(None, {name: np.asarray(batch[name]) for name in _INPUTS})
+    out = [spans.run(None, {"fenceposts": flat, "left": left[a:a + SPAN_CHUNK],
+                            "right": right[a:a + SPAN_CHUNK]})
+           for a in range(0, len(left), SPAN_CHUNK)]
+    return (np.concatenate([b for b, _ in out]), np.concatenate([l for _, l in out]), tags)
+
+
+NAMES = ["network.onnx", "spans.onnx"]
+INT8_NAMES = ["network.int8.onnx", "spans.int8.onnx"]
+
+
 def exported_network(chart_parser, encode, precision: str = "fp32") -> Path:
-    """The ONNX file of this model's network in the cache, exported (and checked) if missing or
-    if its sha256 does not match the one written beside it; in int8, its quantized copy (the
-    float32 file when quantizing fails or its check does not pass, with a warning)."""
+    """The network file of this model in the cache (its spans file beside it), exported (and
+    checked) if missing or if a sha256 does not match the one written beside it; in int8, the
+    quantized copies (the float32 files when quantizing fails or its check does not pass, with a
+    warning)."""
     key = model_key(chart_parser)[:32]
 
     def build(tmp: Path) -> None:
-        export(chart_parser, encode, tmp / "network.onnx")
-        check(chart_parser, encode, tmp / "network.onnx")
+        export(chart_parser, encode, tmp)
+        check(chart_parser, encode, tmp / NAMES[0])
 
-    fp32 = cached_files(cache_dir() / "onnx" / key, ["network.onnx"], build) / "network.onnx"
+    fp32 = cached_files(cache_dir() / "onnx" / key, NAMES, build) / NAMES[0]
     if precision == "fp32":
         return fp32
 
     def build_int8(tmp: Path) -> None:
-        quantize(fp32, tmp / "network.int8.onnx")
-        agreement = label_agreement(chart_parser, encode, fp32, tmp / "network.int8.onnx")
+        for src, dst in zip(NAMES, INT8_NAMES):
+            quantize(fp32.with_name(src), tmp / dst)
+        agreement = label_agreement(chart_parser, encode, fp32, tmp / INT8_NAMES[0])
         if agreement < INT8_AGREEMENT:
             raise RuntimeError(f"its labels agree with float32 on {agreement:.1%} of the check "
                                f"sentences' constituents (at least {INT8_AGREEMENT:.0%} needed)")
 
     try:
         folder = cached_files(cache_dir() / "onnx" / f"{key}-int8-{QUANTIZE_VERSION}",
-                              ["network.int8.onnx"], build_int8)
-    except Exception as e:  # noqa: BLE001 - the float32 file always works
+                              INT8_NAMES, build_int8)
+    except Exception as e:  # noqa: BLE001 - the float32 files always work
         logger.warning("parser: the int8 network is not used (%s: %s); running float32",
                        type(e).__name__, e)
         return fp32
-    return folder / "network.int8.onnx"
+    return folder / INT8_NAMES[0]
 
 
 def quantize(src: Path, dst: Path) -> None:
@@ -147,55 +174,69 @@ def _batch(chart_parser, encode, sentences):
     return padded, left, right
 
 
-def export(chart_parser, encode, path: Path) -> None:
-    """Trace :func:`fast_span.best_spans` on a small batch into ``path`` (batch, word-piece,
-    word and span counts left dynamic)."""
+def export(chart_parser, encode, folder: Path) -> None:
+    """Trace :func:`fast_span.fenceposts` and :func:`fast_span.span_labels` on a small batch into
+    ``folder`` (:data:`NAMES`; batch, word-piece, word, fencepost and span counts left dynamic)."""
+    import warnings
+
     import torch
 
-    from .fast_span import best_spans
+    from .fast_span import fenceposts, span_labels
 
     class Network(torch.nn.Module):
         def __init__(self):
             super().__init__()
             self.parser = chart_parser
 
-        def forward(self, input_ids, attention_mask, words_from_tokens, valid_token_mask, left,
-                    right):
-            batch = {"input_ids": input_ids, "attention_mask": attention_mask,
-                     "words_from_tokens": words_from_tokens, "valid_token_mask": valid_token_mask}
-            return best_spans(self.parser, batch, left, right)
+        def forward(self, input_ids, attention_mask, words_from_tokens, valid_token_mask):
+            return fenceposts(self.parser, {
+                "input_ids": input_ids, "attention_mask": attention_mask,
+                "words_from_tokens": words_from_tokens, "valid_token_mask": valid_token_mask})
+
+    class Spans(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.parser = chart_parser
+
+        def forward(self, flat, left, right):
+            return span_labels(self.parser, flat, left, right)
 
     padded, left, right = _batch(chart_parser, encode, _CHECK)
-    args = tuple(padded[name] for name in _INPUTS[:4]) + (torch.from_numpy(left),
-                                                           torch.from_numpy(right))
+    args = tuple(torch.as_tensor(padded[name]) for name in _INPUTS)
     axes = {"input_ids": {0: "batch", 1: "pieces"}, "attention_mask": {0: "batch", 1: "pieces"},
             "words_from_tokens": {0: "batch", 1: "words"},
-            "valid_token_mask": {0: "batch", 1: "words"}, "left": {0: "spans"},
-            "right": {0: "spans"}, "best": {0: "spans"}, "label": {0: "spans"},
+            "valid_token_mask": {0: "batch", 1: "words"}, "fenceposts": {0: "rows"},
             "tags": {0: "batch", 1: "words"}}
-    import warnings
-
+    span_axes = {"fenceposts": {0: "rows"}, "left": {0: "spans"}, "right": {0: "spans"},
+                 "best": {0: "spans"}, "label": {0: "spans"}}
     with torch.no_grad(), _traceable_attention(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tracer notices about Python values, expected here
-        torch.onnx.export(Network().eval(), args, str(path), dynamo=False, opset_version=17,
-                          input_names=list(_INPUTS), output_names=["best", "label", "tags"],
-                          dynamic_axes=axes)
+        torch.onnx.export(Network().eval(), args, str(folder / NAMES[0]), dynamo=False,
+                          opset_version=17, input_names=list(_INPUTS),
+                          output_names=["fenceposts", "tags"], dynamic_axes=axes)
+        flat, _ = Network()(*args)
+        torch.onnx.export(Spans().eval(), (flat, torch.from_numpy(left), torch.from_numpy(right)),
+                          str(folder / NAMES[1]), dynamo=False, opset_version=17,
+                          input_names=["fenceposts", "left", "right"],
+                          output_names=["best", "label"], dynamic_axes=span_axes)
+
+
+def _sessions(path: Path):
+    import onnxruntime as ort
+
+    return tuple(ort.InferenceSession(str(p), providers=["CPUExecutionProvider"])
+                 for p in (path, spans_file(path)))
 
 
 def check(chart_parser, encode, path: Path) -> None:
-    """The exported file must give the PyTorch network's labels on sentences of mixed lengths
-    (padding included) and scores within float32 noise; otherwise it is not used."""
-    import onnxruntime as ort
-
+    """The exported files must give the PyTorch network's labels on sentences of mixed lengths
+    (padding included) and scores within float32 noise; otherwise they are not used."""
     from .fast_span import TorchNetwork
 
     sentences = _CHECK + [_CHECK[2][:5], _CHECK[0] + _CHECK[2]]
     padded, left, right = _batch(chart_parser, encode, sentences)
     want = TorchNetwork(chart_parser)(padded, left, right)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    feed = {name: padded[name].numpy() for name in _INPUTS[:4]}
-    feed["left"], feed["right"] = left, right
-    got = session.run(None, feed)
+    got = run_files(*_sessions(path), padded, left, right)
     if not (np.allclose(got[0], want[0], atol=1e-3) and (got[1] == want[1]).all()):
         raise RuntimeError("the exported network's span scores differ from PyTorch's "
                            f"(max difference {float(np.abs(got[0] - want[0]).max()):.3g})")
@@ -203,12 +244,11 @@ def check(chart_parser, encode, path: Path) -> None:
 
 def label_agreement(chart_parser, encode, fp32: Path, int8: Path) -> float:
     """The share of the check sentences' candidate constituents (spans whose best label float32
-    scores above zero) that the two files label alike."""
+    scores above zero) that the two sets of files label alike."""
     sentences = _CHECK + [_CHECK[0] + _CHECK[2]]
     padded, left, right = _batch(chart_parser, encode, sentences)
-    feed = {name: padded[name].numpy() for name in _INPUTS[:4]}
-    feed["left"], feed["right"] = left, right
-    (score, want, _), (_, got, _) = (session(path).run(None, feed) for path in (fp32, int8))
+    (score, want, _), (_, got, _) = (run_files(*_sessions(path), padded, left, right)
+                                     for path in (fp32, int8))
     same = want == got
     # An untrained model may score no span above zero: then every span counts.
     return float(same[score > 0].mean() if (score > 0).any() else same.mean())

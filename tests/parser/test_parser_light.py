@@ -104,3 +104,19 @@ def test_a_changed_file_or_setting_is_not_used(tmp_path, monkeypatch, caplog):
         record.write_text("{not json")
     assert load_light("default", precision="fp32") is None
     assert type(load_parser("default", precision="fp32")).__name__ == "ChartParserModel"
+
+
+def test_spans_scored_in_chunks_give_the_same_scores(monkeypatch):
+    from logicparse.parser import onnx_network
+    from logicparse.parser.fast_span import span_index
+
+    parser = load_parser("default")
+    padded = parser._pad([parser._encode(s) for s in SENTENCES])
+    left, right = span_index([len(s) for s in SENTENCES], padded["valid_token_mask"].shape[1] - 1)
+    whole = parser.network(padded, left, right)
+    trees = [t.to_string() for t in parser.parse(SENTENCES)]
+    monkeypatch.setattr(onnx_network, "SPAN_CHUNK", 7)
+    chunked = parser.network(padded, left, right)
+    for a, b in zip(whole, chunked):
+        np.testing.assert_array_equal(a, b)
+    assert [t.to_string() for t in parser.parse(SENTENCES)] == trees
