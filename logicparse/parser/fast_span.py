@@ -28,10 +28,14 @@ charts as ``ChartDecoder.charts_from_pytorch_scores_batched``.
 from __future__ import annotations
 
 import types
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..resources import one_torch_thread_in_forked_children
+
+if TYPE_CHECKING:  # imported where it runs: the ONNX Runtime path never imports torch
+    import torch
 
 
 def _projected(self, batch: dict):

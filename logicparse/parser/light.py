@@ -15,6 +15,7 @@ record again.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -118,9 +119,7 @@ def load_light(spec="default", device: str = "cpu", runtime: Optional[str] = Non
     runtime = runtime or os.environ.get(ENV) or "auto"
     if str(device) != "cpu" or runtime not in ("auto", "onnx"):
         return None
-    try:
-        import onnxruntime  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("onnxruntime") is None:
         return None
     folder = model_folder(spec)
     digest = model_digest(folder, check_precision(precision)) if folder is not None else None

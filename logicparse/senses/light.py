@@ -14,6 +14,7 @@ Covered: the default encoder and encoder directories (a Hugging Face name goes t
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -138,9 +139,7 @@ def load_light_encoder(spec=DEFAULT_ENCODER, device: str = "cpu") -> Optional[Li
     runtime = os.environ.get(ENV) or "auto"
     if str(device) != "cpu" or runtime not in ("auto", "onnx"):
         return None
-    try:
-        import onnxruntime  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("onnxruntime") is None:
         return None
     folder = encoder_folder(spec)
     digest = encoder_digest(folder) if folder is not None else None
