@@ -122,7 +122,7 @@ class Encoder:
             self._onnx = choose_runtime(self.runtime, ENV, self.device, "sense encoder",
                                         build) or False
             if self._onnx:  # a later process can encode from the cache without PyTorch
-                from .light import remember
+                from .encoder_record import remember
 
                 remember(self)
         top = max(layers)

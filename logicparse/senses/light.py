@@ -1,7 +1,7 @@
 """The sense encoder from the cache, without PyTorch: what a first run leaves for the next process.
 
 When an :class:`~logicparse.senses.features.Encoder` first runs its blocks under ONNX Runtime it
-writes a small record into the cache: the exported block files and their sha256, the encoder's
+writes a small record into the cache (:mod:`encoder_record`): the exported block files and their sha256, the encoder's
 weight fingerprint (which the sense models are checked against), its sizes and its tokenizer file.
 The record's name is a digest of the encoder directory's files and the versions that shape the
 export. A later process finds it and encodes with ``tokenizers`` and ONNX Runtime alone
@@ -13,84 +13,20 @@ Covered: the default encoder and encoder directories (a Hugging Face name goes t
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import logging
 import os
-from importlib import metadata
 from pathlib import Path
 from typing import Optional
 
 import numpy as np
 
-from ..onnx_export import cache_dir
-from ..resources import file_sha256, minilm_path
+from ..resources import file_sha256
+from .encoder_record import FORMAT, encoder_digest, encoder_folder, record_path
 from .features import DEFAULT_ENCODER, ENV, Encoder
 
 logger = logging.getLogger(__name__)
-FORMAT = 1  # bump when the record's fields change
-_WEIGHTS = ("model.safetensors", "pytorch_model.bin")
-
-
-def encoder_folder(spec) -> Optional[Path]:
-    if spec in (None, DEFAULT_ENCODER):
-        return minilm_path()
-    path = Path(os.path.expanduser(str(spec)))
-    return path if path.is_dir() else None
-
-
-def encoder_digest(folder: Path) -> Optional[str]:
-    """sha256 of the encoder directory's configuration and tokenizer, its weight files' size and
-    modification time, and the versions that shape the export; None if a file is missing."""
-    from .onnx_encoder import EXPORT_VERSION
-
-    h = hashlib.sha256()
-    for name in ("config.json", "tokenizer.json"):
-        if not (folder / name).is_file():
-            return None
-        h.update(name.encode() + file_sha256(folder / name).encode())
-    weights = [folder / name for name in _WEIGHTS if (folder / name).is_file()]
-    if not weights:
-        return None
-    for f in weights:
-        st = f.stat()
-        h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
-    try:
-        versions = {name: metadata.version(name) for name in ("onnxruntime", "torch", "logicparse")}
-    except metadata.PackageNotFoundError:
-        return None
-    h.update(json.dumps({"export": EXPORT_VERSION, "format": FORMAT, **versions},
-                        sort_keys=True).encode())
-    return h.hexdigest()[:32]
-
-
-def record_path(digest: str) -> Path:
-    return cache_dir() / "encoder-light" / f"{digest}.json"
-
-
-def remember(encoder: Encoder) -> None:
-    """Write the record of an encoder just loaded with PyTorch whose blocks run under ONNX
-    Runtime."""
-    folder = encoder_folder(encoder.spec)
-    digest = encoder_digest(folder) if folder is not None else None
-    if digest is None:
-        return
-    blocks = encoder._onnx
-    record = {"format": FORMAT, "spec": encoder.spec, "name": encoder.name,
-              "fingerprint": encoder.fingerprint, "n_layers": encoder.n_layers,
-              "hidden_size": encoder.hidden_size, "max_length": encoder.max_length,
-              "batch_size": encoder.batch_size, "tokenizer": str(folder / "tokenizer.json"),
-              "blocks": str(blocks.folder),
-              "sha256": {name: file_sha256(blocks.folder / name) for name in blocks._names}}
-    path = record_path(digest)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(record))
-        os.replace(tmp, path)
-    except OSError as e:
-        logger.info("sense encoder: the light record was not written (%s)", e)
 
 
 class LightEncoder(Encoder):
