@@ -12,11 +12,12 @@ temporary folder and checks the export against PyTorch before anything is moved 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import tempfile
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Optional, Sequence
 
 from .resources import file_sha256
 
@@ -56,6 +57,32 @@ def cached_files(folder: Path, names: Sequence[str], build: Callable[[Path], Non
         for name, digest in digests.items():
             (folder / (name + ".sha256")).write_text(digest + "\n")
     return folder
+
+
+def record_digest(h, **settings) -> Optional[str]:
+    """``h`` (a sha256 of a model's files) finished with ``settings`` and the installed versions
+    of what builds and runs the exported files: the name of a light record (``parser/light.py``,
+    ``senses/encoder_record.py``). None when one of those packages is not installed."""
+    from importlib import metadata
+
+    try:
+        versions = {name: metadata.version(name) for name in ("onnxruntime", "torch", "logicparse")}
+    except metadata.PackageNotFoundError:
+        return None
+    h.update(json.dumps({**settings, **versions}, sort_keys=True).encode())
+    return h.hexdigest()[:32]
+
+
+def write_record(path: Path, record: dict) -> None:
+    """Write a light record whole (a reader never sees half of one). A cache that cannot be
+    written costs the next process its PyTorch load, no more."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(record))
+        os.replace(tmp, path)
+    except OSError as e:
+        logger.info("the cache record %s was not written (%s)", path, e)
 
 
 @contextlib.contextmanager

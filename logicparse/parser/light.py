@@ -19,11 +19,10 @@ import importlib.util
 import json
 import logging
 import os
-from importlib import metadata
 from pathlib import Path
 from typing import Optional
 
-from ..onnx_export import cache_dir
+from ..onnx_export import cache_dir, record_digest, write_record
 from ..resources import PARSER_DIR, file_sha256, minilm_path
 from .inference import SpanParser
 from .runtime import ENV, check_precision, release_freed_memory
@@ -56,15 +55,12 @@ def model_digest(folder: Path, precision: str) -> Optional[str]:
         if omitted:  # weights taken from the installed encoder package: its file's identity
             st = (minilm_path() / "model.safetensors").stat()
             h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
-        from .onnx_network import EXPORT_VERSION, QUANTIZE_VERSION
-
-        versions = {name: metadata.version(name) for name in ("onnxruntime", "torch", "logicparse")}
-        versions.update(export=EXPORT_VERSION, quantize=QUANTIZE_VERSION)
-    except (OSError, ValueError, AttributeError, metadata.PackageNotFoundError):
+    except (OSError, ValueError, AttributeError):
         return None
-    h.update(json.dumps({"precision": precision, "format": FORMAT, **versions},
-                        sort_keys=True).encode())
-    return h.hexdigest()[:32]
+    from .onnx_network import EXPORT_VERSION, QUANTIZE_VERSION
+
+    return record_digest(h, precision=precision, format=FORMAT, export=EXPORT_VERSION,
+                         quantize=QUANTIZE_VERSION)
 
 
 def record_path(digest: str) -> Path:
@@ -85,14 +81,7 @@ def remember(parser, folder: Path, precision: str) -> None:
               "force_root": bool(parser.force_root), "span_bias": float(parser.span_bias),
               "max_subwords": parser._max_subwords, "max_length": parser.max_length,
               "batch_size": parser.batch_size, "subbatch_max_tokens": parser.subbatch_max_tokens}
-    path = record_path(digest)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(record))
-        os.replace(tmp, path)  # a reader never sees half a record
-    except OSError as e:  # a read-only cache costs the next process its PyTorch load, no more
-        logger.info("parser: the light record was not written (%s)", e)
+    write_record(record_path(digest), record)
 
 
 class LightParser(SpanParser):

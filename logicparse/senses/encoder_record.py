@@ -4,17 +4,13 @@ and where a later process finds it (read by :mod:`light`)."""
 from __future__ import annotations
 
 import hashlib
-import json
-import logging
 import os
-from importlib import metadata
 from pathlib import Path
 from typing import Optional
 
-from ..onnx_export import cache_dir
+from ..onnx_export import cache_dir, record_digest, write_record
 from ..resources import file_sha256, minilm_path
 
-logger = logging.getLogger(__name__)
 FORMAT = 1  # bump when the record's fields change
 _WEIGHTS = ("model.safetensors", "pytorch_model.bin")
 
@@ -44,13 +40,7 @@ def encoder_digest(folder: Path) -> Optional[str]:
     for f in weights:
         st = f.stat()
         h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
-    try:
-        versions = {name: metadata.version(name) for name in ("onnxruntime", "torch", "logicparse")}
-    except metadata.PackageNotFoundError:
-        return None
-    h.update(json.dumps({"export": EXPORT_VERSION, "format": FORMAT, **versions},
-                        sort_keys=True).encode())
-    return h.hexdigest()[:32]
+    return record_digest(h, export=EXPORT_VERSION, format=FORMAT)
 
 
 def record_path(digest: str) -> Path:
@@ -71,11 +61,4 @@ def remember(encoder) -> None:
               "batch_size": encoder.batch_size, "tokenizer": str(folder / "tokenizer.json"),
               "blocks": str(blocks.folder),
               "sha256": {name: file_sha256(blocks.folder / name) for name in blocks._names}}
-    path = record_path(digest)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(record))
-        os.replace(tmp, path)
-    except OSError as e:
-        logger.info("sense encoder: the light record was not written (%s)", e)
+    write_record(record_path(digest), record)
