@@ -98,7 +98,10 @@ class ChartParserModel(SpanParser):
         # Encoders whose tokenizer subwords.py covers are fed by it (the same arrays as benepar's
         # retokenizer, without transformers at parse time); others by benepar's own code.
         subwords = Subwords.of(Path(path)) if cp.pretrained_model is not None else None
-        self.subwords, self._cache = subwords, {}  # what an export's check sentences read
+        self.subwords, self._cache = None, {}
+        if subwords is not None and not self._same_subwords(subwords):
+            subwords = None  # a tokenizer configured beyond its tokenizer.json: benepar's code
+        self.subwords = subwords
         # What runs the network: ONNX Runtime on a CPU when it is installed, else PyTorch.
         network = choose_network(cp, self._benepar_encode, self.device, runtime, precision)
         self._setup(
@@ -118,6 +121,22 @@ class ChartParserModel(SpanParser):
 
                 remember(self, Path(path), check_precision(precision))
         release_freed_memory()
+
+    # Words whose subwords a tokenizer's settings change (case, accents, Chinese characters,
+    # contractions, dashes, combining marks).
+    _PROBE = ["Café", "ÉCOLE", "naïve", "中文字", "Ångström", "I", "ca", "n't", "--", "WORLD",
+              "x\u0301", "e-mail", "$", "5", "(", "U.S.", "\U0001F600"]
+
+    def _same_subwords(self, subwords: Subwords) -> bool:
+        """Whether ``subwords`` gives benepar's arrays for this model: transformers may set up a
+        tokenizer from its config beyond what ``tokenizer.json`` says."""
+        probe = [self._PROBE, self._PROBE[:3], self._PROBE[::-1]]
+        ours = subwords.pad([subwords.encode(s, [True] * len(s)) for s in probe])
+        theirs = self.chart_parser.pad_encoded([self.chart_parser.retokenizer(s, [True] * len(s))
+                                                for s in probe])
+        return all(k in theirs and theirs[k].shape == v.shape and (theirs[k].numpy() == v).all()
+                   for k, v in ours.items()) and \
+            all(subwords.count(w) == len(self._tokenizer.tokenize(w)) for w in self._PROBE)
 
     def _count(self, word: str) -> int:
         if self.subwords is not None:

@@ -120,3 +120,24 @@ def test_spans_scored_in_chunks_give_the_same_scores(monkeypatch):
     for a, b in zip(whole, chunked):
         np.testing.assert_array_equal(a, b)
     assert [t.to_string() for t in parser.parse(SENTENCES)] == trees
+
+
+def test_a_tokenizer_set_up_beyond_its_file_is_not_used(tmp_path, monkeypatch):
+    """Where the subwords from tokenizer.json would not be benepar's (transformers configures some
+    tokenizers from their config too), benepar's code feeds the encoder and no record is left."""
+    from logicparse.parser import subwords as sw
+    from logicparse.parser.light import load_light
+
+    monkeypatch.setenv("LOGICPARSE_CACHE", str(tmp_path))
+    real = sw.Subwords.encode
+
+    def other(self, words, space_after):
+        out = real(self, words, space_after)
+        return {**out, "input_ids": out["input_ids"][:-1] + [0]}
+
+    monkeypatch.setattr(sw.Subwords, "encode", other)
+    parser = load_parser("default", precision="fp32")
+    assert parser.subwords is None and parser.network.name == "onnxruntime"
+    want = [t.to_string() for t in load_parser("default", runtime="torch").parse(SENTENCES)]
+    assert [t.to_string() for t in parser.parse(SENTENCES)] == want
+    assert load_light("default", precision="fp32") is None
