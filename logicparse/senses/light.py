@@ -20,10 +20,8 @@ import os
 from pathlib import Path
 from typing import Optional
 
-import numpy as np
-
 from ..resources import file_sha256
-from .encoder_record import FORMAT, encoder_digest, encoder_folder, record_path
+from .encoder_record import FORMAT, FileTokenizer, encoder_digest, encoder_folder, record_path
 from .features import DEFAULT_ENCODER, ENV, Encoder
 
 logger = logging.getLogger(__name__)
@@ -34,36 +32,23 @@ class LightEncoder(Encoder):
     blocks (see the module docstring). Same ``encode`` and ``window``."""
 
     def __init__(self, record: dict, threads: int):
-        from tokenizers import Tokenizer
-
         from .onnx_encoder import OnnxEncoder
 
         self.spec, self.name, self.fingerprint = record["spec"], record["name"], record["fingerprint"]
         self.n_layers, self.hidden_size = int(record["n_layers"]), int(record["hidden_size"])
         self.max_length, self.batch_size = int(record["max_length"]), int(record["batch_size"])
         self.device, self.runtime, self._truncated = "cpu", "onnx", {}
-        self._plain = Tokenizer.from_file(record["tokenizer"])
-        self._plain.no_truncation()
-        self._plain.no_padding()
-        self._batched = Tokenizer.from_file(record["tokenizer"])
-        self._batched.enable_truncation(self.max_length)
-        pad = self._batched.padding or {}
-        pad_token = "[PAD]" if self._batched.token_to_id("[PAD]") is not None else "<pad>"
-        self._batched.enable_padding(pad_id=pad.get("pad_id", self._batched.token_to_id(pad_token)),
-                                     pad_token=pad.get("pad_token", pad_token))
+        self.tokenizer = FileTokenizer(Path(record["tokenizer"]), self.max_length)
         self._onnx = OnnxEncoder(Path(record["blocks"]), int(record["n_layers"]) - 1, threads)
 
     def _offsets(self, text: str) -> list:
-        return self._plain.encode(text, add_special_tokens=False).offsets
+        return self.tokenizer.offsets(text)
 
     def _n_special(self) -> int:
-        return self._plain.post_processor.num_special_tokens_to_add(False)
+        return self.tokenizer.n_special()
 
     def _tokenize(self, texts: list[str]) -> tuple[dict, list, list]:
-        encs = self._batched.encode_batch(texts)
-        enc = {"input_ids": np.array([e.ids for e in encs], dtype=np.int64),
-               "attention_mask": np.array([e.attention_mask for e in encs], dtype=np.int64)}
-        return enc, [e.offsets for e in encs], [e.special_tokens_mask for e in encs]
+        return self.tokenizer.batch(texts)
 
     def _hidden_states(self, enc: dict, layers) -> dict:
         states = self._onnx(enc["input_ids"], enc["attention_mask"], max(layers))

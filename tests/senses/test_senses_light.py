@@ -67,3 +67,24 @@ def test_sense_models_take_the_light_encoder():
         [(d.relation, round(d.confidence, 4)) for d in b]
     get_encoder.cache_clear()
     assert type(get_encoder("default")).__name__ == "LightEncoder"
+
+
+def test_a_tokenizer_set_up_beyond_its_file_leaves_no_record(tmp_path, monkeypatch):
+    """Where tokenizer.json alone would not give the encoder's own subwords (transformers
+    configures some tokenizers from their config too), no record is written."""
+    from logicparse.senses import encoder_record
+    from logicparse.senses.light import load_light_encoder
+
+    monkeypatch.setenv("LOGICPARSE_CACHE", str(tmp_path))
+    real = encoder_record.FileTokenizer.batch
+
+    def other(self, texts):
+        enc, offsets, special = real(self, texts)
+        return {**enc, "input_ids": enc["input_ids"][:, ::-1].copy()}, offsets, special
+
+    monkeypatch.setattr(encoder_record.FileTokenizer, "batch", other)
+    Encoder("default", runtime="onnx").encode(occurrences()[:2], layers=[1])
+    assert load_light_encoder("default") is None
+    monkeypatch.setattr(encoder_record.FileTokenizer, "batch", real)
+    Encoder("default", runtime="onnx").encode(occurrences()[:2], layers=[1])
+    assert load_light_encoder("default") is not None
