@@ -85,7 +85,7 @@ class Subwords:
             return None
         try:
             return cls(path)
-        except (ValueError, Exception):  # noqa: BLE001 - benepar's own path covers the rest
+        except Exception:  # noqa: BLE001 - benepar's own path covers the rest
             return None
 
     def count(self, word: str) -> int:
