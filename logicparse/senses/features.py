@@ -135,7 +135,7 @@ class Encoder:
             states = self._upto(top)(**inputs, output_hidden_states=True).hidden_states
         return {l: states[l].float().cpu().numpy() for l in layers}
 
-    # -- the tokenizer (transformers' here; ``tokenizers`` alone in senses/light.py) -------------
+    # -- the tokenizer (transformers' here; encoder_record.FileTokenizer in the light encoder) ---
 
     def _offsets(self, text: str) -> list:
         """Character offsets of ``text``'s subwords, no special tokens."""
