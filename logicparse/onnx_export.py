@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import tempfile
+import threading
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
@@ -59,18 +60,50 @@ def cached_files(folder: Path, names: Sequence[str], build: Callable[[Path], Non
     return folder
 
 
-def record_digest(h, **settings) -> Optional[str]:
-    """``h`` (a sha256 of a model's files) finished with ``settings`` and the installed versions
-    of what builds and runs the exported files: the name of a light record (``parser/light.py``,
-    ``senses/encoder_record.py``). None when one of those packages is not installed."""
+# A model directory's files that decide its subwords, beside its weights (transformers reads the
+# last three when it sets up a tokenizer).
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
+
+
+def record_digest(h, folder: Path, **settings) -> Optional[str]:
+    """``h`` (a sha256 of a model's weights) finished with the tokenizer files ``folder`` has,
+    ``settings`` and the installed versions of what builds, runs and tokenizes for the exported
+    files: the name of a light record (``parser/light.py``, ``senses/encoder_record.py``). None
+    when one of those packages is not installed."""
     from importlib import metadata
 
+    from .resources import file_sha256
+
+    for name in TOKENIZER_FILES:
+        if (folder / name).is_file():
+            h.update(name.encode() + file_sha256(folder / name).encode())
     try:
-        versions = {name: metadata.version(name) for name in ("onnxruntime", "torch", "logicparse")}
+        versions = {name: metadata.version(name) for name in
+                    ("onnxruntime", "torch", "transformers", "tokenizers", "logicparse")}
     except metadata.PackageNotFoundError:
         return None
     h.update(json.dumps({**settings, **versions}, sort_keys=True).encode())
     return h.hexdigest()[:32]
+
+
+def forget_record(path: Path) -> None:
+    """Remove a light record that no longer holds (its model's check failed this time)."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as e:
+        logger.info("the cache record %s was not removed (%s)", path, e)
+
+
+def cpu_threads() -> int:
+    """Threads for an ONNX Runtime session where torch does not say: ``OMP_NUM_THREADS``, else
+    the CPUs this process may run on (not the host's, in a container)."""
+    env = int(os.environ.get("OMP_NUM_THREADS") or 0)
+    if env > 0:
+        return env
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def write_record(path: Path, record: dict) -> None:
@@ -78,7 +111,7 @@ def write_record(path: Path, record: dict) -> None:
     written costs the next process its PyTorch load, no more."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps(record))
         os.replace(tmp, path)
     except OSError as e:

@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from ..onnx_export import cache_dir, record_digest, write_record
+from ..onnx_export import cache_dir, cpu_threads, forget_record, record_digest, write_record
 from ..resources import PARSER_DIR, file_sha256, minilm_path
 from .inference import SpanParser
 from .runtime import ENV, check_precision, release_freed_memory
@@ -42,8 +42,9 @@ def model_folder(spec) -> Optional[Path]:
 
 
 def model_digest(folder: Path, precision: str) -> Optional[str]:
-    """sha256 of what decides the network file: the model's files, the encoder package a model
-    may take weights from, the precision and the versions. None if a model file is missing."""
+    """sha256 of what decides the network files and the subwords: the model's configuration,
+    weights and tokenizer files, the encoder package a model may take weights from, the precision
+    and the versions. None if a model file is missing."""
     h = hashlib.sha256()
     for name in ("config.json", "benepar_model.bin", "tokenizer.json"):
         f = folder / name
@@ -59,7 +60,7 @@ def model_digest(folder: Path, precision: str) -> Optional[str]:
         return None
     from .onnx_network import EXPORT_VERSION, QUANTIZE_VERSION
 
-    return record_digest(h, precision=precision, format=FORMAT, export=EXPORT_VERSION,
+    return record_digest(h, folder, precision=precision, format=FORMAT, export=EXPORT_VERSION,
                          quantize=QUANTIZE_VERSION)
 
 
@@ -68,19 +69,25 @@ def record_path(digest: str) -> Path:
 
 
 def remember(parser, folder: Path, precision: str) -> None:
-    """Write the record of a parser just loaded with PyTorch and running an ONNX file."""
+    """Write the record of a parser just loaded with PyTorch and running ONNX files (with the
+    default batch settings), or remove the record if its subwords no longer hold (``subwords``
+    None: loading.py checks them against benepar's)."""
     digest = model_digest(folder, precision)
     if digest is None:
+        return
+    if parser.subwords is None:
+        return forget_record(record_path(digest))
+    if (parser.batch_size, parser.subbatch_max_tokens) != (SpanParser.batch_size,
+                                                           SpanParser.subbatch_max_tokens):
         return
     network = parser.network
     record = {"format": FORMAT, "name": parser.name, "metrics": parser.metrics,
               "network": str(network.path), "network_sha256": file_sha256(network.path),
               "spans_sha256": file_sha256(network.spans_path),
-              "tags_out": network._tags, "tokenizer": str(folder / "tokenizer.json"),
+              "tags_out": network._tags,
               "labels": parser._label_from_index, "tags": parser._tag_from_index,
               "force_root": bool(parser.force_root), "span_bias": float(parser.span_bias),
-              "max_subwords": parser._max_subwords, "max_length": parser.max_length,
-              "batch_size": parser.batch_size, "subbatch_max_tokens": parser.subbatch_max_tokens}
+              "max_subwords": parser._max_subwords, "max_length": parser.max_length}
     write_record(record_path(digest), record)
 
 
@@ -90,12 +97,10 @@ class LightParser(SpanParser):
     def __init__(self, record: dict, folder: Path, threads: int):
         from .onnx_network import OnnxNetwork
 
-        self.batch_size = int(record["batch_size"])
-        self.subbatch_max_tokens = int(record["subbatch_max_tokens"])
         self._setup(path=folder, name=record["name"], metrics=record["metrics"],
                     network=OnnxNetwork.from_file(Path(record["network"]), record["tags_out"],
                                                   threads),
-                    subwords=Subwords(Path(record["tokenizer"])), labels=record["labels"],
+                    subwords=Subwords(folder / "tokenizer.json"), labels=record["labels"],
                     tags=record["tags"], force_root=record["force_root"],
                     span_bias=record["span_bias"], max_subwords=int(record["max_subwords"]),
                     max_words=int(record["max_length"]))
@@ -122,7 +127,7 @@ def load_light(spec="default", device: str = "cpu", runtime: Optional[str] = Non
         if record.get("format") != FORMAT or file_sha256(network) != record["network_sha256"] \
                 or file_sha256(spans_file(network)) != record["spans_sha256"]:
             return None
-        threads = int(os.environ.get("OMP_NUM_THREADS") or 0) or (os.cpu_count() or 1)
+        threads = cpu_threads()
         parser = LightParser(record, folder, threads)
     except (OSError, ValueError, KeyError, TypeError) as e:
         logger.info("parser: the light record of %s is not used (%s)", folder, e)

@@ -116,7 +116,7 @@ class ChartParserModel(SpanParser):
             # The session holds its own copy of the weights; PyTorch's would only add ~90 MB to
             # every worker. Tokenizer, padding and decoder stay; they hold no weights.
             cp.to("meta")
-            if subwords is not None:  # a later process can parse from the cache without PyTorch
+            if cp.pretrained_model is not None:  # a later process parses from the cache
                 from .light import remember
 
                 remember(self, Path(path), check_precision(precision))

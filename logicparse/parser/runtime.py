@@ -1,8 +1,9 @@
 """What runs the parser's network at inference: PyTorch (:class:`fast_span.TorchNetwork`), or
 ONNX Runtime on a CPU (:mod:`onnx_network`), there in int8 (the default) or float32.
 
-Both take a padded benepar batch and the flat span indices of :func:`fast_span.span_index` and
-return numpy arrays: each span's best label score and label id, and each word's tag id.
+Both take a padded batch (numpy arrays from :mod:`subwords`, or benepar's tensors) and the flat
+span indices of :func:`fast_span.span_index` and return numpy arrays: each span's best label score
+and label id, and each word's tag id.
 """
 
 from __future__ import annotations

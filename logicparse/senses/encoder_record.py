@@ -11,7 +11,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..onnx_export import cache_dir, record_digest, write_record
+from ..onnx_export import cache_dir, forget_record, record_digest, write_record
 from ..resources import file_sha256, minilm_path
 
 FORMAT = 1  # bump when the record's fields change
@@ -43,7 +43,7 @@ def encoder_digest(folder: Path) -> Optional[str]:
     for f in weights:
         st = f.stat()
         h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
-    return record_digest(h, export=EXPORT_VERSION, format=FORMAT)
+    return record_digest(h, folder, export=EXPORT_VERSION, format=FORMAT)
 
 
 def record_path(digest: str) -> Path:
@@ -100,19 +100,20 @@ def same_tokens(encoder, tokenizer: FileTokenizer) -> bool:
 
 
 def remember(encoder) -> None:
-    """Write the record of an encoder just loaded with PyTorch whose blocks run under ONNX
-    Runtime, if its tokenizer file tokenizes as the encoder does (transformers may set up a
-    tokenizer from its config beyond what ``tokenizer.json`` says)."""
+    """Write the record of an encoder just loaded with PyTorch (with the default length and batch
+    size) whose blocks run under ONNX Runtime, if its tokenizer file tokenizes as the encoder does
+    (transformers may set up a tokenizer from its config beyond what ``tokenizer.json`` says);
+    where it does not, remove the record."""
     folder = encoder_folder(encoder.spec)
     digest = encoder_digest(folder) if folder is not None else None
-    if digest is None or not same_tokens(encoder, FileTokenizer(folder / "tokenizer.json",
-                                                                encoder.max_length)):
+    if digest is None or not getattr(encoder, "default_settings", False):
         return
+    if not same_tokens(encoder, FileTokenizer(folder / "tokenizer.json", encoder.max_length)):
+        return forget_record(record_path(digest))
     blocks = encoder._onnx
     record = {"format": FORMAT, "spec": encoder.spec, "name": encoder.name,
               "fingerprint": encoder.fingerprint, "n_layers": encoder.n_layers,
               "hidden_size": encoder.hidden_size, "max_length": encoder.max_length,
-              "batch_size": encoder.batch_size, "tokenizer": str(folder / "tokenizer.json"),
-              "blocks": str(blocks.folder),
+              "batch_size": encoder.batch_size, "blocks": str(blocks.folder),
               "sha256": {name: file_sha256(blocks.folder / name) for name in blocks._names}}
     write_record(record_path(digest), record)

@@ -97,6 +97,8 @@ class Encoder:
                   getattr(self.tokenizer, "model_max_length", None)]
         limit = min(x for x in limits if isinstance(x, int) and 0 < x < 100_000)
         self.max_length = min(max_length or limit, limit)
+        # Only an encoder with the default length and batch leaves a record for later loads.
+        self.default_settings = max_length is None and batch_size == 32
         self.n_layers = self.model.config.num_hidden_layers + 1  # embeddings + each block
         self.hidden_size = self.model.config.hidden_size
         self.fingerprint = self._fingerprint()
@@ -124,7 +126,10 @@ class Encoder:
             if self._onnx:  # a later process can encode from the cache without PyTorch
                 from .encoder_record import remember
 
-                remember(self)
+                try:
+                    remember(self)
+                except Exception as e:  # noqa: BLE001 - the record only saves a later load
+                    logger.info("sense encoder: no cache record (%s: %s)", type(e).__name__, e)
         top = max(layers)
         if self._onnx:
             states = self._onnx(enc["input_ids"], enc["attention_mask"], top)

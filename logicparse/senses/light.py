@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
+from ..onnx_export import cpu_threads
 from ..resources import file_sha256
 from .encoder_record import FORMAT, FileTokenizer, encoder_digest, encoder_folder, record_path
 from .features import DEFAULT_ENCODER, ENV, Encoder
@@ -31,14 +32,14 @@ class LightEncoder(Encoder):
     """An :class:`Encoder` from a record: ``tokenizers`` for the subwords, ONNX Runtime for the
     blocks (see the module docstring). Same ``encode`` and ``window``."""
 
-    def __init__(self, record: dict, threads: int):
+    def __init__(self, record: dict, folder: Path, threads: int):
         from .onnx_encoder import OnnxEncoder
 
         self.spec, self.name, self.fingerprint = record["spec"], record["name"], record["fingerprint"]
         self.n_layers, self.hidden_size = int(record["n_layers"]), int(record["hidden_size"])
         self.max_length, self.batch_size = int(record["max_length"]), int(record["batch_size"])
         self.device, self.runtime, self._truncated = "cpu", "onnx", {}
-        self.tokenizer = FileTokenizer(Path(record["tokenizer"]), self.max_length)
+        self.tokenizer = FileTokenizer(folder / "tokenizer.json", self.max_length)
         self._onnx = OnnxEncoder(Path(record["blocks"]), int(record["n_layers"]) - 1, threads)
 
     def _offsets(self, text: str) -> list:
@@ -72,8 +73,7 @@ def load_light_encoder(spec=DEFAULT_ENCODER, device: str = "cpu") -> Optional[Li
         if record.get("format") != FORMAT or record.get("spec") != spec or any(
                 file_sha256(blocks / name) != digest_ for name, digest_ in record["sha256"].items()):
             return None
-        threads = int(os.environ.get("OMP_NUM_THREADS") or 0) or (os.cpu_count() or 1)
-        return LightEncoder(record, threads)
+        return LightEncoder(record, folder, cpu_threads())
     except (OSError, ValueError, KeyError, TypeError) as e:
         logger.info("sense encoder: the light record of %s is not used (%s)", folder, e)
         return None

@@ -129,6 +129,8 @@ def test_a_tokenizer_set_up_beyond_its_file_is_not_used(tmp_path, monkeypatch):
     from logicparse.parser.light import load_light
 
     monkeypatch.setenv("LOGICPARSE_CACHE", str(tmp_path))
+    load_parser("default", precision="fp32")  # a record, from subwords that held then
+    assert load_light("default", precision="fp32") is not None
     real = sw.Subwords.encode
 
     def other(self, words, space_after):
@@ -136,8 +138,27 @@ def test_a_tokenizer_set_up_beyond_its_file_is_not_used(tmp_path, monkeypatch):
         return {**out, "input_ids": out["input_ids"][:-1] + [0]}
 
     monkeypatch.setattr(sw.Subwords, "encode", other)
-    parser = load_parser("default", precision="fp32")
+    parser = load_parser("default", precision="fp32", light=False)
     assert parser.subwords is None and parser.network.name == "onnxruntime"
     want = [t.to_string() for t in load_parser("default", runtime="torch").parse(SENTENCES)]
     assert [t.to_string() for t in parser.parse(SENTENCES)] == want
-    assert load_light("default", precision="fp32") is None
+    assert load_light("default", precision="fp32") is None  # the record that no longer holds
+
+
+def test_the_record_is_named_by_the_tokenizer_files_too(tmp_path):
+    """transformers reads tokenizer_config.json, special_tokens_map.json and vocab.txt when it
+    sets up a tokenizer: a change to one of them is another record."""
+    import shutil
+
+    from logicparse.parser.light import model_digest
+    from logicparse.resources import PARSER_DIR
+
+    model = tmp_path / "model"
+    shutil.copytree(PARSER_DIR, model)
+    first = model_digest(model, "int8")
+    assert first is not None and model_digest(model, "fp32") != first
+    for name in ("tokenizer_config.json", "special_tokens_map.json", "vocab.txt", "tokenizer.json"):
+        with open(model / name, "a") as f:
+            f.write("\n")
+        assert model_digest(model, "int8") != first, name
+        first = model_digest(model, "int8")
