@@ -29,6 +29,12 @@ def cache_dir() -> Path:
     return Path(os.environ.get("LOGICPARSE_CACHE", Path.home() / ".cache" / "logicparse"))
 
 
+def stamp(path: Path) -> str:
+    """The sha256 written beside a cached file when it was built (checked by :func:`cached_files`
+    at the load that just returned it: a record reads it instead of hashing the file again)."""
+    return (path.parent / (path.name + ".sha256")).read_text().strip()
+
+
 def _stamped(folder: Path, names: Sequence[str]) -> bool:
     for name in names:
         f, stamp = folder / name, folder / (name + ".sha256")

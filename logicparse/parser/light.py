@@ -22,7 +22,8 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from ..onnx_export import cache_dir, cpu_threads, forget_record, record_digest, write_record
+from ..onnx_export import (cache_dir, cpu_threads, forget_record, record_digest, stamp,
+                           write_record)
 from ..resources import PARSER_DIR, file_sha256, minilm_path
 from .inference import SpanParser
 from .runtime import ENV, check_precision, release_freed_memory
@@ -82,8 +83,8 @@ def remember(parser, folder: Path, precision: str) -> None:
         return
     network = parser.network
     record = {"format": FORMAT, "name": parser.name, "metrics": parser.metrics,
-              "network": str(network.path), "network_sha256": file_sha256(network.path),
-              "spans_sha256": file_sha256(network.spans_path),
+              "network": str(network.path), "network_sha256": stamp(network.path),
+              "spans_sha256": stamp(network.spans_path),
               "tags_out": network._tags,
               "labels": parser._label_from_index, "tags": parser._tag_from_index,
               "force_root": bool(parser.force_root), "span_bias": float(parser.span_bias),

@@ -11,7 +11,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..onnx_export import cache_dir, forget_record, record_digest, write_record
+from ..onnx_export import cache_dir, forget_record, record_digest, stamp, write_record
 from ..resources import file_sha256, minilm_path
 
 FORMAT = 1  # bump when the record's fields change
@@ -115,5 +115,5 @@ def remember(encoder) -> None:
               "fingerprint": encoder.fingerprint, "n_layers": encoder.n_layers,
               "hidden_size": encoder.hidden_size, "max_length": encoder.max_length,
               "batch_size": encoder.batch_size, "blocks": str(blocks.folder),
-              "sha256": {name: file_sha256(blocks.folder / name) for name in blocks._names}}
+              "sha256": {name: stamp(blocks.folder / name) for name in blocks._names}}
     write_record(record_path(digest), record)
