@@ -33,6 +33,8 @@ def serve(
                                                 help=_help("torch_threads")),
     batch_size: Optional[int] = typer.Option(None, envvar="LOGICPARSE_BATCH_SIZE",
                                              help=_help("batch_size")),
+    gather_ms: Optional[float] = typer.Option(None, envvar="LOGICPARSE_GATHER_MS",
+                                              help=_help("gather_ms")),
     queue: Optional[int] = typer.Option(None, envvar="LOGICPARSE_QUEUE", help=_help("queue")),
     timeout: Optional[float] = typer.Option(None, envvar="LOGICPARSE_TIMEOUT", help=_help("timeout")),
     max_tokens: Optional[int] = typer.Option(None, envvar="LOGICPARSE_MAX_TOKENS",

@@ -3,8 +3,8 @@
 ``create_app()`` reads :class:`~logicparse.service.settings.Settings` from ``LOGICPARSE_*`` variables; uvicorn
 calls it in each worker (``uvicorn --factory logicparse.service.app:create_app``, or ``logicparse serve``).
 Models load once per process at startup; annotation runs on a bounded, batching thread pool
-(service/limits.py). The routes are in service/routes.py, with the Annotator, the pool and the
-settings as FastAPI dependencies. Responses are ``Document.to_dict()`` records, validated against a model
+(service/pool.py), behind a request-body guard (service/limits.py). The routes are in
+service/routes.py, with the Annotator, the pool and the settings as FastAPI dependencies. Responses are ``Document.to_dict()`` records, validated against a model
 derived from the Document dataclass itself, so the REST body, the Arrow row and the Python object
 share one definition.
 """
@@ -27,7 +27,8 @@ import logicparse
 from logicparse.errors import Errors, LogicparseError
 
 from .errors import BadRequest, MethodNotAllowed, NotFound, error_body
-from .limits import BodyGuard, WorkPool
+from .limits import BodyGuard
+from .pool import WorkPool
 from .routes import BODY_TAGS, EXAMPLE, ITEM_TAGS, load_pages, pages, parser_name, router
 from .settings import Settings
 
@@ -104,7 +105,7 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
     def new_pool() -> WorkPool:
         return WorkPool(work, threads=settings.threads, queue=settings.queue,
                         timeout=settings.timeout, batch_size=settings.batch_size,
-                        retry_after=settings.retry_after)
+                        retry_after=settings.retry_after, gather_s=settings.gather_ms / 1000)
 
     # Threads start on the first request, so an app that never serves costs nothing.
     app.state.pool = new_pool()

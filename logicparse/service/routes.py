@@ -27,7 +27,7 @@ from logicparse.tokens.document import Document
 
 from .decisions import decided_none
 from .errors import BadRequest, Loading, TooLarge
-from .limits import WorkPool
+from .pool import WorkPool
 from .settings import Settings
 
 EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
@@ -37,6 +37,9 @@ DECIDED_NONE = ("Also list the keywords decided `none` (not a connective here, e
                 "record alone.")
 
 
+# Answers of up to this many characters of text are written on the event loop (about 0.25 ms
+# of JSON); longer ones on a thread, so that a long text's records do not hold the loop.
+INLINE_ANSWER_CHARS = 2_000
 BODY_TAGS = ("one text", "a list of texts")  # body: {"text": "..."} or {"text": [...]}
 ITEM_TAGS = ("string", "{id, text}")  # an item of the list
 
@@ -119,18 +122,20 @@ class Ready(BaseModel):
 
 
 # -- shared resources, as dependencies ---------------------------------------------------------
+# Coroutines, not plain functions: FastAPI runs a plain dependency on its thread pool, and three
+# hand-offs to a thread and back cost a one-sentence request more than its JSON does.
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_annotator(request: Request):
+async def get_annotator(request: Request):
     """The Annotator (None while the models load)."""
     return request.app.state.annotator
 
 
-def get_pool(request: Request) -> Optional[WorkPool]:
+async def get_pool(request: Request) -> Optional[WorkPool]:
     """The work pool (None once the app has shut down)."""
     return request.app.state.pool
 
@@ -214,7 +219,6 @@ async def annotate(body: AnnotateRequest, settings: SettingsDep, annotator: Anno
     docs = await pool.run(texts, ids)
 
     def answer() -> bytes:
-        # Off the loop: a long text's records take a while to build and write as JSON.
         records = [d.to_dict() for d in docs]
         if body.decided_none:
             senses = getattr(annotator, "senses", None)
@@ -224,7 +228,8 @@ async def annotate(body: AnnotateRequest, settings: SettingsDep, annotator: Anno
         return json.dumps(records[0] if single else records, ensure_ascii=False,
                           allow_nan=False, separators=(",", ":")).encode("utf-8")
 
-    content = await asyncio.to_thread(answer)
+    short = n_chars <= INLINE_ANSWER_CHARS
+    content = answer() if short else await asyncio.to_thread(answer)
     if len(content) > settings.max_response_bytes:
         raise TooLarge(Errors.E426.format(size=len(content), limit=settings.max_response_bytes))
     # Written here, not by FastAPI from the response model (the Document record, which

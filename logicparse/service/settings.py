@@ -58,6 +58,11 @@ class Settings(BaseSettings):
     batch_size: int = Field(
         16, ge=1, description="Most texts one thread annotates together: waiting requests are "
         "batched (a larger request runs alone).")
+    gather_ms: float = Field(
+        5.0, ge=0, le=1000, description="Milliseconds small requests may wait for others to "
+        "arrive, so that concurrent clients' texts are annotated in one batch (cheaper per "
+        "text). Only when more requests were recently in flight at once than are waiting; a "
+        "lone client never waits. 0: every request starts at once.")
     queue: int = Field(16, ge=0, description="Requests that may wait for a thread before 503.")
     timeout: float = Field(30.0, gt=0, description="Seconds a request may take before 504; its "
                            "work stops then (between two chunks of parsing). A request whose work, "

@@ -23,7 +23,8 @@ from logicparse.mapping import MAX_TOKEN_LABELS, layer_labels
 from logicparse.senses import SenseDecision
 from logicparse.service import Settings, create_app
 from logicparse.errors import Errors
-from logicparse.service.limits import BodyGuard, WorkPool
+from logicparse.service.limits import BodyGuard
+from logicparse.service.pool import WorkPool
 
 SINCE = "We stay since it rains. "
 

@@ -17,8 +17,8 @@ import httpx
 import pyarrow as pa
 import pytest
 
-from logicparse.service import Settings, create_app, limits
-from logicparse.service.limits import Busy, TimedOut, WorkPool
+from logicparse.service import Settings, create_app, pool as pool_module
+from logicparse.service.pool import Busy, TimedOut, WorkPool
 from logicparse.tokens.document import ARROW_SCHEMA, Document
 
 EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
@@ -57,7 +57,7 @@ class ClockLoop(asyncio.SelectorEventLoop):
 def clocked(monkeypatch):
     """``run(coroutine)`` on a ClockLoop, with the pool's own clock the same Clock."""
     clock = Clock()
-    monkeypatch.setattr(limits, "time", SimpleNamespace(monotonic=clock))
+    monkeypatch.setattr(pool_module, "time", SimpleNamespace(monotonic=clock))
 
     def run(coroutine):
         with asyncio.Runner(loop_factory=lambda: ClockLoop(clock)) as runner:

@@ -15,7 +15,7 @@ from test_service_pool import admitted, clocked, until  # noqa: F401 - clocked i
 
 from logicparse.errors import Errors
 from logicparse.service import Settings, create_app
-from logicparse.service.limits import Busy, WorkPool
+from logicparse.service.pool import Busy, WorkPool
 
 STEP = 0.25
 LONG = "a " * 32_768  # 64 KiB

@@ -9,7 +9,7 @@ import threading
 import pytest
 from test_service_pool import admitted, clocked, until  # noqa: F401 - clocked is a fixture
 
-from logicparse.service.limits import TimedOut, WorkPool
+from logicparse.service.pool import TimedOut, WorkPool
 
 
 def test_a_batch_runs_on_for_its_member_with_the_later_deadline(clocked):

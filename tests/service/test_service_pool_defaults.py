@@ -16,9 +16,9 @@ from test_service_pool import (  # noqa: F401 - clocked is a fixture
     Clock, ClockLoop, GatedWork, Steps, admitted, clocked, until)
 
 from logicparse.errors import Errors
-from logicparse.service import limits
+from logicparse.service import pool as pool_module
 from logicparse.service.errors import ShuttingDown, code_of, status_of
-from logicparse.service.limits import Busy, TimedOut, WorkPool
+from logicparse.service.pool import Busy, TimedOut, WorkPool
 
 
 def test_a_default_pool_asks_a_refused_client_to_retry_after_one_second():
@@ -196,7 +196,7 @@ def thread_clock(monkeypatch):
     """The pool's deadlines follow a Clock the test moves (through the work's steps), while the
     event loop's timers never fire: a client's answer is then what the pool's thread decided."""
     clock = Clock()
-    monkeypatch.setattr(limits, "time", SimpleNamespace(monotonic=clock))
+    monkeypatch.setattr(pool_module, "time", SimpleNamespace(monotonic=clock))
 
     def run(coroutine):
         with asyncio.Runner(loop_factory=lambda: ClockLoop(Clock())) as runner:
@@ -355,13 +355,13 @@ def test_a_client_answered_finds_its_slot_free_at_once(monkeypatch):
     admitted, not refused as busy: the slot is given back before the answer goes out."""
     pending_when_answered = []
 
-    class Watched(limits._Job):
+    class Watched(pool_module._Job):
         def __init__(self, *args):
             super().__init__(*args)
             # runs in the pool's thread, at the instant the answer is set
             self.future.add_done_callback(lambda _: pending_when_answered.append(pool.pending))
 
-    monkeypatch.setattr(limits, "_Job", Watched)
+    monkeypatch.setattr(pool_module, "_Job", Watched)
     pool = WorkPool(lambda texts, ids: list(texts), threads=1, queue=0)
 
     async def scenario():

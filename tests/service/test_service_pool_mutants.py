@@ -17,7 +17,7 @@ from test_service_pool import GatedWork, admitted, clocked, until  # noqa: F401 
 from test_service_pool_defaults import thread_clock  # noqa: F401 - a fixture
 
 from logicparse.errors import Errors
-from logicparse.service.limits import Busy, TimedOut, WorkPool
+from logicparse.service.pool import Busy, TimedOut, WorkPool
 
 PER_CHAR = 2.0 ** -10
 
