@@ -148,6 +148,15 @@ class SVMSenseModel:
                     out[i] = d
         return out  # type: ignore[return-value]
 
+    def warm_up(self) -> None:
+        """One encoder pass to the deepest layer a classifier reads, so that the first query does
+        not pay for opening the encoder's blocks (ONNX Runtime sessions, opened as first needed,
+        or a first export): a service calls it before it takes requests."""
+        if self.entries:
+            top = max(int(e["layer"]) for e in self.entries.values())
+            self.encoder.encode([Occurrence("Since then, it works.", 0, 5)], layers=[top],
+                                parts=pooling_parts(next(iter(self.entries.values()))["pooling"]))
+
     def _predict(self, kw: str, X: np.ndarray, connective: Sequence[bool]) -> list[SenseDecision]:
         est = self.estimators[kw]
         proba = est.predict_proba(X)

@@ -49,8 +49,12 @@ def _load_annotator(settings: Settings):
     torch.set_num_threads(settings.torch_threads)
     annotator = logicparse.Annotator(parser=settings.parser, senses=settings.senses,
                                      device=settings.device, mapping=settings.mapping)
-    # One warm-up call so that the first client does not pay for lazy initialisation.
+    # Warm-up calls so that the first client does not pay for lazy initialisation (the sense
+    # encoder's blocks open at the first pass that reaches them, which EXAMPLE may not make).
     annotator.annotate(EXAMPLE)
+    warm_up = getattr(getattr(annotator, "senses", None), "warm_up", None)
+    if warm_up is not None:
+        warm_up()
     return annotator
 
 

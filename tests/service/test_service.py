@@ -338,3 +338,21 @@ def test_a_websocket_is_refused_in_our_shape_under_a_server_that_upgrades(client
             pass
     assert e.value.status_code == 400 and e.value.json()["code"] == "E424"
     assert set(e.value.json()) == {"detail", "code"}
+
+
+def test_the_service_warms_the_sense_encoder_before_it_takes_requests(monkeypatch):
+    import logicparse
+    from logicparse.service import app as app_module
+
+    calls = []
+
+    class Loaded:
+        def __init__(self, **kwargs):
+            self.senses = type("Senses", (), {"warm_up": lambda self: calls.append("warm_up")})()
+
+        def annotate(self, text):
+            calls.append("annotate")
+
+    monkeypatch.setattr(logicparse, "Annotator", Loaded)
+    app_module._load_annotator(Settings(senses=None))
+    assert calls == ["annotate", "warm_up"]

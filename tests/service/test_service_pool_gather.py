@@ -148,3 +148,4 @@ def test_the_wait_is_for_those_recently_in_flight_at_once_up_to_a_batch_less_tho
 def test_the_service_gathers_for_5_ms_unless_told_otherwise():
     assert create_app(Settings(senses=None), annotator=object()).state.pool.gather_s == 0.005
     assert create_app(Settings(senses=None, gather_ms=0), annotator=object()).state.pool.gather_s == 0
+
