@@ -32,6 +32,9 @@ __all__ = ["Busy", "TimedOut", "WorkPool"]
 # admits too little rather than too much.
 COST_PER_CHAR = 2.2e-4
 LEARN_CHARS = 2_000  # a smaller batch's time is mostly its fixed cost, not its text's
+# Concurrency older than this many gathering windows (100 ms at the default 5) is not waited
+# for: a client left alone after a burst stops waiting within a tenth of a second.
+RECENT_WINDOWS = 20
 
 
 @dataclass(eq=False)
@@ -76,10 +79,11 @@ class WorkPool:
     request that fits in ``batch_size`` texts and annotates them in one ``work`` call.
 
     Gathering: a batch of small requests is cheaper per text than the same requests one by one
-    (the network's fixed cost per call is shared), so when more requests have recently been in
-    flight at once than are waiting now, small ones wait up to ``gather_s`` (from the first one's
-    arrival) for the others to arrive. A lone client never waits: with one request in flight at
-    a time there is no one to wait for. ``gather_s=0`` starts every request at once.
+    (the network's fixed cost per call is shared), so when more requests were in flight at once
+    lately than are waiting now, small ones wait up to ``gather_s`` (from the first one's
+    arrival) for the others to arrive. A lone client does not wait: with one request in flight
+    at a time there is no one to wait for (after a burst, for at most ``RECENT_WINDOWS``
+    windows). ``gather_s=0`` starts every request at once.
 
     Admission finishes what it admits: a request's work is estimated from its characters
     (``cost_per_char``, measured on the work done), and it is refused at once (Busy, saying when
@@ -114,8 +118,8 @@ class WorkPool:
         self.cost_per_char = cost_per_char
         self.admit_share = admit_share
         self.gather_s = gather_s
-        # Requests in flight when each of the latest ones arrived: how many to gather for.
-        self._in_flight: deque[int] = deque(maxlen=max(1, batch_size))
+        # (arrival, requests then in flight) of the latest arrivals: how many to gather for.
+        self._in_flight: deque[tuple[float, int]] = deque(maxlen=max(1, batch_size))
         self._jobs: deque[_Job] = deque()
         self._cond = threading.Condition()
         self._admitted: dict[_Job, None] = {}  # waiting or running, in arrival order
@@ -137,7 +141,7 @@ class WorkPool:
                        self.cost_per_char * sum(len(t) for t in texts if isinstance(t, str)), now)
             self._admit(job, now)
             self._admitted[job] = None
-            self._in_flight.append(len(self._admitted))
+            self._in_flight.append((now, len(self._admitted)))
             self._jobs.append(job)
             if len(self._workers) < self.threads:  # threads start on first use
                 t = threading.Thread(target=self._loop, daemon=True,
@@ -193,14 +197,20 @@ class WorkPool:
     def _gathering(self, now: float) -> float:
         """Seconds the waiting requests should wait for others before they start; 0: now
         (called with the lock held). Only small requests wait, at most ``gather_s`` from the
-        first one's arrival, and only for as many as were recently in flight at once less
-        those already started."""
+        first one's arrival (and never past its deadline), until a batch's worth of text is
+        waiting or as many requests as were in flight at once lately (among the latest
+        arrivals, within ``RECENT_WINDOWS`` windows) less those already started."""
         if self.gather_s <= 0 or not all(self._small(j) for j in self._jobs):
             return 0.0
-        left = self._jobs[0].arrived + self.gather_s - now
+        first = self._jobs[0]
+        left = min(first.arrived + self.gather_s, first.deadline) - now
+        if left <= 0 or sum(len(j.texts) for j in self._jobs) >= self.batch_size \
+                or sum(_chars(j) for j in self._jobs) >= self.batch_chars:
+            return 0.0
+        since = now - RECENT_WINDOWS * self.gather_s
+        lately = max((n for t, n in self._in_flight if t >= since), default=1)
         started = len(self._admitted) - len(self._jobs)
-        expected = min(self.batch_size, max(self._in_flight, default=1)) - started
-        return left if left > 0 and len(self._jobs) < expected else 0.0
+        return left if len(self._jobs) < min(self.batch_size, lately) - started else 0.0
 
     def _take(self, busy: bool) -> list[_Job]:
         """Waiting jobs that fit in one batch, in arrival order: at most ``batch_size`` texts and,

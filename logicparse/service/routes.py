@@ -228,7 +228,8 @@ async def annotate(body: AnnotateRequest, settings: SettingsDep, annotator: Anno
         return json.dumps(records[0] if single else records, ensure_ascii=False,
                           allow_nan=False, separators=(",", ":")).encode("utf-8")
 
-    short = n_chars <= INLINE_ANSWER_CHARS
+    # The decisions a client asks for with decided_none run the tree rules again: a thread.
+    short = n_chars <= INLINE_ANSWER_CHARS and not body.decided_none
     content = answer() if short else await asyncio.to_thread(answer)
     if len(content) > settings.max_response_bytes:
         raise TooLarge(Errors.E426.format(size=len(content), limit=settings.max_response_bytes))

@@ -61,8 +61,8 @@ class Settings(BaseSettings):
     gather_ms: float = Field(
         5.0, ge=0, le=1000, description="Milliseconds small requests may wait for others to "
         "arrive, so that concurrent clients' texts are annotated in one batch (cheaper per "
-        "text). Only when more requests were recently in flight at once than are waiting; a "
-        "lone client never waits. 0: every request starts at once.")
+        "text). Only when more requests were in flight at once lately (within 20 windows) than "
+        "are waiting; a lone client does not wait. 0: every request starts at once.")
     queue: int = Field(16, ge=0, description="Requests that may wait for a thread before 503.")
     timeout: float = Field(30.0, gt=0, description="Seconds a request may take before 504; its "
                            "work stops then (between two chunks of parsing). A request whose work, "

@@ -354,5 +354,6 @@ def test_the_service_warms_the_sense_encoder_before_it_takes_requests(monkeypatc
             calls.append("annotate")
 
     monkeypatch.setattr(logicparse, "Annotator", Loaded)
+    monkeypatch.setattr("torch.set_num_threads", lambda n: None)  # process-wide: not in a test
     app_module._load_annotator(Settings(senses=None))
     assert calls == ["annotate", "warm_up"]
