@@ -4,9 +4,10 @@
 calls it in each worker (``uvicorn --factory logicparse.service.app:create_app``, or ``logicparse serve``).
 Models load once per process at startup; annotation runs on a bounded, batching thread pool
 (service/pool.py), behind a request-body guard (service/limits.py). The routes are in
-service/routes.py, with the Annotator, the pool and the settings as FastAPI dependencies. Responses are ``Document.to_dict()`` records, validated against a model
-derived from the Document dataclass itself, so the REST body, the Arrow row and the Python object
-share one definition.
+service/routes.py, with the Annotator, the pool and the settings as FastAPI dependencies.
+Responses are ``Document.to_dict()`` records, validated against a model derived from the
+Document dataclass itself, so the REST body, the Arrow row and the Python object share one
+definition.
 """
 
 from __future__ import annotations
