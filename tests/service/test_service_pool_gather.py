@@ -163,7 +163,7 @@ def test_the_wait_ends_with_a_batchs_worth_of_text_its_deadline_or_a_stale_burst
     assert stale._gathering(100.301) == 0.0
 
 
-def test_the_service_gathers_for_5_ms_unless_told_otherwise():
-    assert create_app(Settings(senses=None), annotator=object()).state.pool.gather_s == 0.005
-    assert create_app(Settings(senses=None, gather_ms=0), annotator=object()).state.pool.gather_s == 0
+def test_the_service_gathers_only_when_told_to():
+    assert create_app(Settings(senses=None), annotator=object()).state.pool.gather_s == 0
+    assert create_app(Settings(senses=None, gather_ms=5), annotator=object()).state.pool.gather_s == 0.005
 
