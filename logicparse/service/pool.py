@@ -32,8 +32,8 @@ __all__ = ["Busy", "TimedOut", "WorkPool"]
 # admits too little rather than too much.
 COST_PER_CHAR = 2.2e-4
 LEARN_CHARS = 2_000  # a smaller batch's time is mostly its fixed cost, not its text's
-# Concurrency older than this many gathering windows (100 ms at the default 5) is not waited
-# for: a client left alone after a burst stops waiting within a tenth of a second.
+# Concurrency older than this many gathering windows (100 ms for a 5 ms window) is not waited
+# for: a client left alone after a burst stops waiting within 20 windows.
 RECENT_WINDOWS = 20
 
 
