@@ -100,16 +100,33 @@ def forget_record(path: Path) -> None:
         logger.info("the cache record %s was not removed (%s)", path, e)
 
 
-def cpu_threads() -> int:
-    """Threads for an ONNX Runtime session where torch does not say: ``OMP_NUM_THREADS``, else
-    the CPUs this process may run on (not the host's, in a container)."""
-    env = int(os.environ.get("OMP_NUM_THREADS") or 0)
-    if env > 0:
-        return env
+_session_threads: Optional[int] = None  # set by a process that divides its CPUs (the service)
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (not the host's, in a container)."""
     try:
         return len(os.sched_getaffinity(0)) or 1
     except AttributeError:  # not Linux
         return os.cpu_count() or 1
+
+
+def divide_cpus(threads: int) -> None:
+    """Give each of ``threads`` threads that run networks at once its share of the CPUs: the
+    sessions this process opens from now on take ``available_cpus() // threads`` threads (at least
+    one) unless ``OMP_NUM_THREADS`` says otherwise. Several short calls side by side on one thread
+    each outrun one call split across the cores (the service, measured in docs/service.md)."""
+    global _session_threads
+    _session_threads = max(1, available_cpus() // max(1, threads))
+
+
+def cpu_threads() -> int:
+    """Threads for an ONNX Runtime session where torch does not say: ``OMP_NUM_THREADS``, else
+    the process's share (:func:`divide_cpus`), else the CPUs this process may run on."""
+    env = int(os.environ.get("OMP_NUM_THREADS") or 0)
+    if env > 0:
+        return env
+    return _session_threads or available_cpus()
 
 
 def write_record(path: Path, record: dict) -> None:
@@ -153,6 +170,22 @@ def session(path: Path, threads: int = 1):
 
 
 RUNTIMES = ("auto", "onnx", "torch")
+#: What ONNX Runtime runs a network in: "int8" (the default: weights one scale per output channel,
+#: activations one scale per token, so a sentence's result does not depend on its batch;
+#: parser/int8.py) or "fp32" (the trained weights). PyTorch always runs float32.
+PRECISIONS = ("fp32", "int8")
+
+
+def check_precision(precision, env: str, what: str) -> str:
+    """The precision asked for (argument, else the environment variable ``env``, else "int8"),
+    or E106 naming the choices."""
+    from .errors import Errors, ModelLoadError
+
+    precision = precision or os.environ.get(env) or "int8"
+    if precision not in PRECISIONS:
+        raise ModelLoadError(Errors.E106.format(what=what, setting="precision", value=precision,
+                                                env=env, options=", ".join(PRECISIONS)))
+    return precision
 
 
 def choose_runtime(runtime, env: str, device, what: str, build: Callable[[], object]):

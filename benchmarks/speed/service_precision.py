@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from service_load import load, run_server, single_latency  # noqa: E402
 
 # name: (LOGICPARSE_PARSER_PRECISION, extra `logicparse serve` flags)
-SETTINGS = {"fp32, 1 thread": ("fp32", []), "int8, 1 thread": ("int8", []),
+SETTINGS = {"fp32, 1 thread": ("fp32", ["--threads", "1"]),
+            "int8, 1 thread": ("int8", ["--threads", "1"]),
             "int8, 2 threads": ("int8", ["--threads", "2"]),
             "fp32, 2 threads": ("fp32", ["--threads", "2"])}
 BASE = "fp32, 1 thread"

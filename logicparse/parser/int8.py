@@ -1,4 +1,5 @@
-"""The parser's network in int8 with activations quantized one row (one token) at a time.
+"""Networks in int8 with activations quantized one row (one token) at a time: the parser's, and
+the sense encoder's blocks (``senses/onnx_encoder.py``).
 
 ONNX Runtime's dynamic quantization gives each matrix product one activation scale for the whole
 batch (``DynamicQuantizeLinear``), so a sentence's int8 tree depends on the sentences parsed beside
@@ -20,7 +21,9 @@ the row scale applied after it. Measured on this project's CPU: docs/parser.md.
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 
@@ -120,3 +123,18 @@ def per_row(model):
     if not any(o.domain == "com.microsoft" for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     return model
+
+
+def quantize(src: Path, dst: Path) -> None:
+    """``src``'s matrix-product weights in int8, one scale per output channel (ONNX Runtime's
+    dynamic quantization), and its activations one scale per row (:func:`per_row`)."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    logging.disable(logging.WARNING)  # its advice to pre-process the graph, on the root logger
+    try:
+        quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True,
+                         op_types_to_quantize=["MatMul"])
+    finally:
+        logging.disable(logging.NOTSET)
+    onnx.save(per_row(onnx.load(str(dst))), str(dst))

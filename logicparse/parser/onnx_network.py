@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ..onnx_export import cache_dir, cached_files, session
+from .int8 import quantize
 
 logger = logging.getLogger(__name__)
 EXPORT_VERSION = 2  # bump when the exported graphs change
@@ -147,23 +148,6 @@ def exported_network(chart_parser, encode, precision: str = "fp32") -> Path:
                        type(e).__name__, e)
         return fp32
     return folder / INT8_NAMES[0]
-
-
-def quantize(src: Path, dst: Path) -> None:
-    """``src``'s matrix-product weights in int8, one scale per output channel (ONNX Runtime's
-    dynamic quantization), and its activations one scale per row (:func:`int8.per_row`)."""
-    import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    from .int8 import per_row
-
-    logging.disable(logging.WARNING)  # its advice to pre-process the graph, on the root logger
-    try:
-        quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True,
-                         op_types_to_quantize=["MatMul"])
-    finally:
-        logging.disable(logging.NOTSET)
-    onnx.save(per_row(onnx.load(str(dst))), str(dst))
 
 
 def _batch(chart_parser, encode, sentences):

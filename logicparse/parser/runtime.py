@@ -8,27 +8,16 @@ and label id, and each word's tag id.
 
 from __future__ import annotations
 
-import os
-
-from ..errors import Errors, ModelLoadError
-
 ENV = "LOGICPARSE_PARSER_RUNTIME"
 PRECISION_ENV = "LOGICPARSE_PARSER_PRECISION"
-#: Under ONNX Runtime: "int8" (the default: weights one scale per output channel, activations
-#: one scale per token, so a sentence's tree does not depend on its batch; parser.int8) or "fp32"
-#: (the trained weights). PyTorch always runs float32.
-PRECISIONS = ("fp32", "int8")
 
 
 def check_precision(precision=None) -> str:
-    """The precision asked for (argument, else ``LOGICPARSE_PARSER_PRECISION``, else "int8"),
-    or E106 naming the choices."""
-    precision = precision or os.environ.get(PRECISION_ENV) or "int8"
-    if precision not in PRECISIONS:
-        raise ModelLoadError(Errors.E106.format(what="parser", setting="precision",
-                                                value=precision, env=PRECISION_ENV,
-                                                options=", ".join(PRECISIONS)))
-    return precision
+    """The parser's precision (``onnx_export.PRECISIONS``): the argument, else
+    ``LOGICPARSE_PARSER_PRECISION``, else "int8"; E106 naming the choices otherwise."""
+    from ..onnx_export import check_precision as check
+
+    return check(precision, PRECISION_ENV, "parser")
 
 
 def release_freed_memory() -> None:
@@ -48,7 +37,7 @@ def choose_network(chart_parser, encode, device, runtime=None, precision=None):
     """``runtime``: "torch", "onnx" (ONNX Runtime, CPU only) or "auto" (the default, also from
     ``LOGICPARSE_PARSER_RUNTIME``): ONNX Runtime on a CPU when it is installed and the model's
     network exports, PyTorch otherwise (a GPU, another kind of model, a failed export).
-    ``precision``: what ONNX Runtime runs (:data:`PRECISIONS`, :func:`check_precision`)."""
+    ``precision``: what ONNX Runtime runs (:func:`check_precision`)."""
     import torch
 
     from ..onnx_export import choose_runtime

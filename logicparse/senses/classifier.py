@@ -116,6 +116,12 @@ class SVMSenseModel:
     def keywords(self) -> list[str]:
         return sorted(self.estimators)
 
+    @property
+    def precision(self) -> str:
+        """What the encoder's blocks run in ("int8" by default on a CPU, else "fp32"): part of
+        the models' name where shards and the service give it (``resources.model_name``)."""
+        return getattr(self.encoder, "precision", "fp32")
+
     def disambiguate(self, queries: Sequence[SenseQuery]) -> list[SenseDecision]:
         out: list[Optional[SenseDecision]] = [None] * len(queries)
         by_kw: dict[str, list[int]] = {}

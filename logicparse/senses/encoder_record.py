@@ -14,7 +14,7 @@ import numpy as np
 from ..onnx_export import cache_dir, forget_record, record_digest, stamp, write_record
 from ..resources import file_sha256, minilm_path
 
-FORMAT = 1  # bump when the record's fields change
+FORMAT = 2  # bump when the record's fields change
 _WEIGHTS = ("model.safetensors", "pytorch_model.bin")
 
 
@@ -27,10 +27,11 @@ def encoder_folder(spec) -> Optional[Path]:
     return path if path.is_dir() else None
 
 
-def encoder_digest(folder: Path) -> Optional[str]:
+def encoder_digest(folder: Path, precision: str) -> Optional[str]:
     """sha256 of the encoder directory's configuration and tokenizer, its weight files' size and
-    modification time, and the versions that shape the export; None if a file is missing."""
-    from .onnx_encoder import EXPORT_VERSION
+    modification time, the precision of its blocks and the versions that shape the export; None
+    if a file is missing."""
+    from .onnx_encoder import EXPORT_VERSION, QUANTIZE_VERSION
 
     h = hashlib.sha256()
     for name in ("config.json", "tokenizer.json"):
@@ -43,7 +44,8 @@ def encoder_digest(folder: Path) -> Optional[str]:
     for f in weights:
         st = f.stat()
         h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
-    return record_digest(h, folder, export=EXPORT_VERSION, format=FORMAT)
+    return record_digest(h, folder, export=EXPORT_VERSION, format=FORMAT, precision=precision,
+                         quantize=QUANTIZE_VERSION)
 
 
 def record_path(digest: str) -> Path:
@@ -105,15 +107,17 @@ def remember(encoder) -> None:
     (transformers may set up a tokenizer from its config beyond what ``tokenizer.json`` says);
     where it does not, remove the record."""
     folder = encoder_folder(encoder.spec)
-    digest = encoder_digest(folder) if folder is not None else None
+    blocks = encoder._onnx
+    # Named by the precision asked for: a load asking for int8 finds the record of an int8 run.
+    digest = encoder_digest(folder, encoder.precision_asked) if folder is not None else None
     if digest is None or not getattr(encoder, "default_settings", False):
         return
     if not same_tokens(encoder, FileTokenizer(folder / "tokenizer.json", encoder.max_length)):
         return forget_record(record_path(digest))
-    blocks = encoder._onnx
     record = {"format": FORMAT, "spec": encoder.spec, "name": encoder.name,
               "fingerprint": encoder.fingerprint, "n_layers": encoder.n_layers,
               "hidden_size": encoder.hidden_size, "max_length": encoder.max_length,
               "batch_size": encoder.batch_size, "blocks": str(blocks.folder),
+              "precision": blocks.precision,
               "sha256": {name: stamp(blocks.folder / name) for name in blocks._names}}
     write_record(record_path(digest), record)

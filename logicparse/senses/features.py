@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import Errors, ModelLoadError
-from ..onnx_export import choose_runtime
+from ..onnx_export import check_precision, choose_runtime
 from ..resources import (MINILM_HUB_NAME, minilm_path, offline_environment,
                          one_torch_thread_in_forked_children)
 
@@ -68,11 +68,17 @@ class Encoder:
     keeps context on both sides. ``runtime`` (also ``LOGICPARSE_ENCODER_RUNTIME``): "auto" (the
     default) runs a BERT-like encoder's blocks under ONNX Runtime on a CPU (``onnx_encoder.py``:
     the same vectors to float32 noise, about twice as fast), "onnx" requires it, "torch" never.
+    ``precision`` (also ``LOGICPARSE_ENCODER_PRECISION``): what ONNX Runtime runs the blocks in,
+    "int8" (the default) or "fp32"; PyTorch always runs float32.
     """
 
     def __init__(self, spec: str = DEFAULT_ENCODER, device: str = "cpu", batch_size: int = 32,
-                 max_length: int | None = None, runtime: str | None = None):
+                 max_length: int | None = None, runtime: str | None = None,
+                 precision: str | None = None):
         offline_environment()
+        from .onnx_encoder import PRECISION_ENV
+
+        self.precision_asked = check_precision(precision, PRECISION_ENV, "sense encoder")
         import torch
         from transformers import AutoModel, AutoTokenizer
 
@@ -106,20 +112,26 @@ class Encoder:
         self.runtime = runtime
         self._onnx = None  # chosen at the first pass: an export costs seconds, not every user encodes
 
-    def _hidden_states(self, enc: dict, layers: Sequence[int]) -> dict:
-        """``{layer: [batch, tokens, hidden] numpy array}`` of a tokenized batch (numpy arrays),
-        for ``layers`` only (the blocks above the highest are not run, the layers below not
-        copied out)."""
-        import torch
+    @property
+    def precision(self) -> str:
+        """What the blocks run in, "int8" or "fp32" (choosing the runtime if no pass has yet:
+        shards and the service name the precision their labels came from)."""
+        return self._runner().precision if self._runner() else "fp32"
 
+    def _runner(self):
+        """The ONNX Runtime runner of the blocks, or False for PyTorch; chosen (and exported) at
+        the first call."""
         if self._onnx is None:
+            import torch
+
             from . import onnx_encoder
 
             def build():
                 if not onnx_encoder.supported(self.model):
                     raise RuntimeError(f"{self.model.config.model_type} encoders are not covered")
                 return onnx_encoder.OnnxEncoder.of(self.model, self.tokenizer, self.fingerprint,
-                                                   threads=torch.get_num_threads())
+                                                   threads=torch.get_num_threads(),
+                                                   precision=self.precision_asked)
 
             self._onnx = choose_runtime(self.runtime, ENV, self.device, "sense encoder",
                                         build) or False
@@ -130,8 +142,16 @@ class Encoder:
                     remember(self)
                 except Exception as e:  # noqa: BLE001 - the record only saves a later load
                     logger.info("sense encoder: no cache record (%s: %s)", type(e).__name__, e)
+        return self._onnx
+
+    def _hidden_states(self, enc: dict, layers: Sequence[int]) -> dict:
+        """``{layer: [batch, tokens, hidden] numpy array}`` of a tokenized batch (numpy arrays),
+        for ``layers`` only (the blocks above the highest are not run, the layers below not
+        copied out)."""
+        import torch
+
         top = max(layers)
-        if self._onnx:
+        if self._runner():
             states = self._onnx(enc["input_ids"], enc["attention_mask"], top)
             return {l: states[l] for l in layers}
         one_torch_thread_in_forked_children()

@@ -3,8 +3,8 @@
 When an :class:`~logicparse.senses.features.Encoder` first runs its blocks under ONNX Runtime it
 writes a small record into the cache (:mod:`encoder_record`): the exported block files and their sha256, the encoder's
 weight fingerprint (which the sense models are checked against), its sizes and its tokenizer file.
-The record's name is a digest of the encoder directory's files and the versions that shape the
-export. A later process finds it and encodes with ``tokenizers`` and ONNX Runtime alone
+The record's name is a digest of the encoder directory's files, the precision asked for
+(int8 by default, ``LOGICPARSE_ENCODER_PRECISION``) and the versions that shape the export. A later process finds it and encodes with ``tokenizers`` and ONNX Runtime alone
 (:func:`load_light_encoder`): the same block files and the same subwords, so the same vectors,
 without importing PyTorch or transformers. No record, a stale one, or a block file whose sha256
 does not match gives None: the caller loads the encoder with PyTorch, which writes it again.
@@ -20,10 +20,11 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from ..onnx_export import cpu_threads
+from ..onnx_export import check_precision, cpu_threads
 from ..resources import file_sha256
 from .encoder_record import FORMAT, FileTokenizer, encoder_digest, encoder_folder, record_path
 from .features import DEFAULT_ENCODER, ENV, Encoder
+from .onnx_encoder import PRECISION_ENV
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +41,8 @@ class LightEncoder(Encoder):
         self.max_length, self.batch_size = int(record["max_length"]), int(record["batch_size"])
         self.device, self.runtime, self._truncated = "cpu", "onnx", {}
         self.tokenizer = FileTokenizer(folder / "tokenizer.json", self.max_length)
-        self._onnx = OnnxEncoder(Path(record["blocks"]), int(record["n_layers"]) - 1, threads)
+        self._onnx = OnnxEncoder(Path(record["blocks"]), int(record["n_layers"]) - 1, threads,
+                                 record["precision"])
 
     def _offsets(self, text: str) -> list:
         return self.tokenizer.offsets(text)
@@ -64,7 +66,8 @@ def load_light_encoder(spec=DEFAULT_ENCODER, device: str = "cpu") -> Optional[Li
     if importlib.util.find_spec("onnxruntime") is None:
         return None
     folder = encoder_folder(spec)
-    digest = encoder_digest(folder) if folder is not None else None
+    precision = check_precision(None, PRECISION_ENV, "sense encoder")
+    digest = encoder_digest(folder, precision) if folder is not None else None
     if digest is None:
         return None
     try:

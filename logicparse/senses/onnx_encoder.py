@@ -8,6 +8,14 @@ sessions hold the weights once (not once per depth). The files are cached and ch
 on texts of mixed lengths and kept only if every real token's vector agrees to 1e-3 (float32
 noise is about 3e-5).
 
+In int8 (the default; ``precision="fp32"`` or ``LOGICPARSE_ENCODER_PRECISION=fp32`` for the
+trained weights) each transformer block's matrix products are quantized as the parser's are
+(``parser/int8.py``: weights one scale per output channel, activations one scale per token, so a
+keyword's vector does not depend on the texts encoded beside it), into copies cached beside the
+float32 blocks; the embeddings block stays float32. The copies are kept only if every real token's
+vector at every layer points where float32's does (cosine at least ``INT8_COSINE``) on the check
+texts; otherwise float32 runs, with a warning.
+
 Covered: BERT-like encoders whose layers take (hidden states, additive mask), as the default
 all-MiniLM-L6-v2; others (ALBERT's shared layer, MPNet's relative position bias) run in PyTorch.
 """
@@ -16,13 +24,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from pathlib import Path
 
 import numpy as np
 
 from ..onnx_export import cache_dir, cached_files, session
 
+logger = logging.getLogger(__name__)
+
 EXPORT_VERSION = 1  # bump when the exported graphs change
+QUANTIZE_VERSION = 1  # bump when the int8 copies change
+PRECISION_ENV = "LOGICPARSE_ENCODER_PRECISION"
+# The int8 blocks' least cosine with float32's vectors, any real token of the check texts at any
+# layer (all-MiniLM-L6-v2: 0.98; a broken quantization gives far less).
+INT8_COSINE = 0.95
 MODEL_TYPES = ("bert", "roberta")
 _CHECK = ["The committee said that the plan failed as it was too costly.", "Yes!",
           "Since then, we have not failed, while others have."]
@@ -54,18 +70,28 @@ class OnnxEncoder:
 
     name = "onnxruntime"
 
-    def __init__(self, folder: Path, n_blocks: int, threads: int = 1):
+    def __init__(self, folder: Path, n_blocks: int, threads: int = 1, precision: str = "fp32"):
         self.folder = Path(folder)
         self.threads = threads
+        self.precision = precision
         self._names = block_files(n_blocks)
         self._sessions: dict[str, object] = {}
 
     @classmethod
-    def of(cls, model, tokenizer, fingerprint: str, threads: int = 1) -> "OnnxEncoder":
+    def of(cls, model, tokenizer, fingerprint: str, threads: int = 1,
+           precision: str = "int8") -> "OnnxEncoder":
         """The runner of ``model``'s blocks from the cache (exported and checked first if
-        needed)."""
-        return cls(exported_blocks(model, tokenizer, fingerprint), len(model.encoder.layer),
-                   threads)
+        needed), in ``precision`` (float32 where the int8 copies cannot be made or fail their
+        check)."""
+        folder = exported_blocks(model, tokenizer, fingerprint)
+        if precision == "int8":
+            try:
+                folder = int8_blocks(model, tokenizer, fingerprint, folder)
+            except Exception as e:  # noqa: BLE001 - the float32 blocks always work
+                logger.warning("sense encoder: the int8 blocks are not used (%s: %s); running "
+                               "float32", type(e).__name__, e)
+                precision = "fp32"
+        return cls(folder, len(model.encoder.layer), threads, precision)
 
     def _run(self, name: str, feed: dict) -> np.ndarray:
         if name not in self._sessions:
@@ -104,6 +130,43 @@ def exported_blocks(model, tokenizer, fingerprint: str) -> Path:
 
     return cached_files(cache_dir() / "onnx-encoder" / model_key(model, fingerprint)[:32],
                         block_files(len(model.encoder.layer)), build)
+
+
+def int8_blocks(model, tokenizer, fingerprint: str, fp32: Path) -> Path:
+    """The folder of the int8 copies of ``fp32``'s blocks (the embeddings copied as they are),
+    quantized and checked first if one is missing or does not match its sha256."""
+    import shutil
+
+    from ..parser.int8 import quantize
+
+    names = block_files(len(model.encoder.layer))
+
+    def build(tmp: Path) -> None:
+        shutil.copyfile(fp32 / names[0], tmp / names[0])
+        for name in names[1:]:
+            quantize(fp32 / name, tmp / name)
+        worst = least_cosine(model, tokenizer, fp32, tmp)
+        if not worst >= INT8_COSINE:
+            raise RuntimeError(f"its vectors' least cosine with float32's is {worst:.3f} "
+                               f"(at least {INT8_COSINE} needed)")
+
+    key = model_key(model, fingerprint)[:32]
+    return cached_files(cache_dir() / "onnx-encoder" / f"{key}-int8-{QUANTIZE_VERSION}", names,
+                        build)
+
+
+def least_cosine(model, tokenizer, fp32: Path, int8: Path) -> float:
+    """The least cosine between the two folders' vectors, over the real tokens of the check texts
+    at every layer."""
+    enc = tokenizer(_CHECK, padding=True, return_tensors="np")
+    n = len(model.encoder.layer)
+    want = OnnxEncoder(fp32, n)(enc["input_ids"], enc["attention_mask"], n)
+    got = OnnxEncoder(int8, n)(enc["input_ids"], enc["attention_mask"], n)
+    real = enc["attention_mask"].astype(bool)
+    cosines = [np.sum(g[real] * w[real], -1)
+               / (np.linalg.norm(g[real], axis=-1) * np.linalg.norm(w[real], axis=-1) + 1e-12)
+               for g, w in zip(got[1:], want[1:])]
+    return float(min(c.min() for c in cosines))
 
 
 def export(model, folder: Path) -> None:

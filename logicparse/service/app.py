@@ -30,7 +30,8 @@ from logicparse.errors import Errors, LogicparseError
 from .errors import BadRequest, MethodNotAllowed, NotFound, error_body
 from .limits import BodyGuard
 from .pool import WorkPool
-from .routes import BODY_TAGS, EXAMPLE, ITEM_TAGS, load_pages, pages, parser_name, router
+from .routes import (BODY_TAGS, EXAMPLE, ITEM_TAGS, load_pages, pages, parser_name, router,
+                     senses_name)
 from .settings import Settings
 
 logger = logging.getLogger("logicparse.service")
@@ -45,9 +46,14 @@ def _error_response(exc: BaseException) -> Response:
 def _load_annotator(settings: Settings):
     import torch
 
+    from ..onnx_export import divide_cpus
+
     # Process-wide: several intra-op threads spin against each other (and against the other
     # workers) on a busy CPU; one sentence is too little work to split.
     torch.set_num_threads(settings.torch_threads)
+    # Each annotation thread's ONNX Runtime calls get their share of the CPUs: the threads'
+    # calls run side by side instead of one call waking threads on every core.
+    divide_cpus(settings.annotation_threads * settings.workers)
     annotator = logicparse.Annotator(parser=settings.parser, senses=settings.senses,
                                      device=settings.device, mapping=settings.mapping)
     # Warm-up calls so that the first client does not pay for lazy initialisation (the sense
@@ -78,7 +84,7 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
                 logger.debug("model loading failed", exc_info=True)
                 raise
         logger.info("logicparse service ready (parser=%s, senses=%s)",
-                    parser_name(app.state.annotator), settings.senses)
+                    parser_name(app.state.annotator), senses_name(app.state.annotator))
         try:
             yield
         finally:
@@ -108,7 +114,7 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         return list(annotator.pipe(texts, batch_size=max(1, len(texts)), ids=ids))
 
     def new_pool() -> WorkPool:
-        return WorkPool(work, threads=settings.threads, queue=settings.queue,
+        return WorkPool(work, threads=settings.annotation_threads, queue=settings.queue,
                         timeout=settings.timeout, batch_size=settings.batch_size,
                         retry_after=settings.retry_after, gather_s=settings.gather_ms / 1000)
 

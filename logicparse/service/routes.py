@@ -288,7 +288,7 @@ async def readyz(settings: SettingsDep, annotator: AnnotatorDep, pool: PoolDep):
     """The models are loaded and requests are served."""
     _require_ready(annotator, pool, settings)
     return {"status": "ready", "parser": parser_name(annotator),
-            "senses": _senses_name(annotator), "threads": pool.threads,
+            "senses": senses_name(annotator), "threads": pool.threads,
             "capacity": pool.capacity, "pending": pool.pending,
             "version": logicparse.__version__}
 
@@ -368,6 +368,6 @@ def parser_name(annotator) -> str:
     return model_name(getattr(annotator, "parser", None)) or "None"
 
 
-def _senses_name(annotator) -> Optional[str]:
-    senses = getattr(annotator, "senses", None)
-    return None if senses is None else str(getattr(senses, "name", type(senses).__name__))
+def senses_name(annotator) -> Optional[str]:
+    """The sense models' name as shard manifests give it (with "(int8)" for an int8 encoder)."""
+    return model_name(getattr(annotator, "senses", None))

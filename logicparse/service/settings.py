@@ -50,7 +50,12 @@ class Settings(BaseSettings):
     # once the body is parsed.
     max_body_bytes: Optional[int] = Field(
         None, ge=1, description="Most bytes in a request body; default 4 * max_chars + 64 KiB.")
-    threads: int = Field(1, ge=1, description="Annotation threads per worker process.")
+    threads: Optional[int] = Field(
+        None, ge=1, description="Annotation threads per worker process; default: the CPUs it may "
+        "use divided among the workers (at least one). The networks under ONNX Runtime divide the "
+        "CPUs among the threads in turn (OMP_NUM_THREADS overrides): on 2 cores, two threads of "
+        "one network thread each served more requests/s than one thread of two, and a lone "
+        "request no slower (measured: docs/service.md).")
     torch_threads: int = Field(
         1, ge=1, description="Torch threads per worker process. One is fastest for the short "
         "inputs of a service and when workers or other jobs share the cores (measured: "
@@ -99,6 +104,13 @@ class Settings(BaseSettings):
         except LogicparseError as e:  # an OSError for a missing directory: pydantic wants this
             raise ValueError(str(e)) from None
         return v
+
+    @property
+    def annotation_threads(self) -> int:
+        """``threads``, or the CPUs this process may use divided among the workers."""
+        from ..onnx_export import available_cpus
+
+        return self.threads or max(1, available_cpus() // self.workers)
 
     @property
     def body_limit(self) -> int:

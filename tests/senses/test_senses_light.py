@@ -51,7 +51,8 @@ def test_the_light_encoder_gives_the_same_vectors(tmp_path, monkeypatch):
 
 
 def test_sense_models_take_the_light_encoder():
-    """The bundled SVMs accept it (the fingerprint they were trained with) and decide alike."""
+    """The bundled SVMs accept it (the fingerprint they were trained with) and decide as with
+    the encoder loaded with PyTorch and run in the same precision."""
     from logicparse.senses import SenseQuery, load_senses
     from logicparse.senses.classifier import get_encoder
     from logicparse.senses.light import load_light_encoder
@@ -62,7 +63,7 @@ def test_sense_models_take_the_light_encoder():
     queries = [SenseQuery("as", ("temporal", "causal"), o.text, o.char_start, o.char_end)
                for o in occurrences()]
     a = load_senses("default", encoder=light).disambiguate(queries)
-    b = load_senses("default", encoder=Encoder("default", runtime="torch")).disambiguate(queries)
+    b = load_senses("default", encoder=Encoder("default", runtime="onnx")).disambiguate(queries)
     assert [(d.relation, round(d.confidence, 4)) for d in a] == \
         [(d.relation, round(d.confidence, 4)) for d in b]
     get_encoder.cache_clear()
@@ -89,3 +90,20 @@ def test_a_tokenizer_set_up_beyond_its_file_leaves_no_record(tmp_path, monkeypat
     monkeypatch.setattr(encoder_record.FileTokenizer, "batch", other)
     Encoder("default", runtime="onnx").encode(occurrences()[:2], layers=[1])
     assert load_light_encoder("default") is None  # the record that no longer holds is removed
+
+
+def test_a_record_serves_only_the_precision_it_was_made_in(tmp_path, monkeypatch):
+    """Records are named by the precision asked for: a float32 run's record is not used by a
+    process asking for int8 (the default), and each gives its own blocks back."""
+    from logicparse.senses.light import load_light_encoder
+
+    monkeypatch.setenv("LOGICPARSE_CACHE", str(tmp_path))
+    Encoder("default", precision="fp32").encode(occurrences()[:1], layers=[1])
+    assert load_light_encoder("default") is None
+    monkeypatch.setenv("LOGICPARSE_ENCODER_PRECISION", "fp32")
+    assert load_light_encoder("default").precision == "fp32"
+    monkeypatch.delenv("LOGICPARSE_ENCODER_PRECISION")
+    full = Encoder("default")
+    full.encode(occurrences()[:1], layers=[1])
+    light = load_light_encoder("default")
+    assert light.precision == "int8" and light._onnx.folder == full._onnx.folder

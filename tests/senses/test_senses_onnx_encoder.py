@@ -1,5 +1,7 @@
-"""The sense encoder under ONNX Runtime: PyTorch's vectors, from a checked cache, only the blocks a
-pass needs; a clear choice of runtime, and PyTorch where the export does not reach."""
+"""The sense encoder under ONNX Runtime: PyTorch's vectors in float32, from a checked cache, only
+the blocks a pass needs; int8 by default, a keyword's vector independent of its batch, float32
+where the int8 copies fail; a clear choice of runtime and precision, and PyTorch where the export
+does not reach."""
 
 import logging
 
@@ -34,7 +36,8 @@ def _encoder_dir(tmp_path, config):
 
 def _same_vectors(spec, monkeypatch, tmp_path, window=None):
     monkeypatch.setenv("LOGICPARSE_CACHE", str(tmp_path / "cache"))
-    fast, slow = Encoder(spec, runtime="onnx"), Encoder(spec, runtime="torch")
+    fast = Encoder(spec, runtime="onnx", precision="fp32")
+    slow = Encoder(spec, runtime="torch")
     got = fast.encode(OCCURRENCES, max_length=window)
     want = slow.encode(OCCURRENCES, max_length=window)
     assert fast._onnx and slow._onnx is False
@@ -53,7 +56,7 @@ def test_minilm_under_onnx_runtime_gives_pytorchs_vectors_from_a_checked_cache(
         "block5.onnx", "embeddings.onnx"]
 
     # A pass runs only the blocks up to the layer asked for.
-    again = Encoder("default", runtime="onnx")
+    again = Encoder("default", runtime="onnx", precision="fp32")
     part = again.encode(OCCURRENCES[:2], layers=[2])
     assert sorted(again._onnx._sessions) == ["block0.onnx", "block1.onnx", "embeddings.onnx"]
     np.testing.assert_allclose(part[(2, "first")],
@@ -63,7 +66,7 @@ def test_minilm_under_onnx_runtime_gives_pytorchs_vectors_from_a_checked_cache(
     with open(folder / "block3.onnx", "ab") as f:
         f.write(b"\0")
     with caplog.at_level(logging.WARNING):
-        mended = Encoder("default", runtime="onnx")
+        mended = Encoder("default", runtime="onnx", precision="fp32")
         vectors = mended.encode(OCCURRENCES, layers=[4])
     assert "does not match its sha256" in caplog.text
     assert mended._onnx.folder == folder
@@ -107,3 +110,61 @@ def test_unknown_encoder_runtime_is_refused(monkeypatch):
     monkeypatch.setenv("LOGICPARSE_ENCODER_RUNTIME", "fast")
     with pytest.raises(ModelLoadError, match="E106.*LOGICPARSE_ENCODER_RUNTIME"):
         Encoder("default").encode(OCCURRENCES[:1])
+
+
+def _cosines(a, b):
+    return np.sum(a * b, -1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+
+
+def test_int8_is_the_default_and_close_to_float32_whatever_the_batch(tmp_path, monkeypatch):
+    from logicparse.senses.onnx_encoder import INT8_COSINE
+
+    monkeypatch.setenv("LOGICPARSE_CACHE", str(tmp_path / "cache"))
+    int8, fp32 = Encoder("default"), Encoder("default", precision="fp32")
+    assert (int8.precision, fp32.precision) == ("int8", "fp32")
+    assert int8._onnx.folder.name.split("-")[-2] == "int8"
+    assert sorted(p.name for p in int8._onnx.folder.glob("*.onnx")) == sorted(
+        p.name for p in fp32._onnx.folder.glob("*.onnx"))
+    got, want = int8.encode(OCCURRENCES, layers=[3, 6]), fp32.encode(OCCURRENCES, layers=[3, 6])
+    for key in want:
+        assert not np.allclose(got[key], want[key], atol=1e-4), key  # int8 really ran
+        assert _cosines(got[key], want[key]).min() >= max(INT8_COSINE, 0.98), key
+    # Activations are quantized token by token: a keyword's vector does not depend on the
+    # texts encoded beside it.
+    alone = int8.encode(OCCURRENCES[1:2], layers=[6])
+    np.testing.assert_allclose(alone[(6, "mean")][0], got[(6, "mean")][1], atol=1e-5)
+
+
+def test_int8_copies_that_fail_their_check_leave_float32(tmp_path, monkeypatch, caplog):
+    from logicparse.senses import onnx_encoder
+
+    monkeypatch.setenv("LOGICPARSE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(onnx_encoder, "least_cosine", lambda *a: 0.5)
+    with caplog.at_level(logging.WARNING):
+        encoder = Encoder("default")
+        vectors = encoder.encode(OCCURRENCES[:1], layers=[2])
+    assert encoder.precision == "fp32"
+    assert "the int8 blocks are not used" in caplog.text and "0.500" in caplog.text
+    np.testing.assert_allclose(
+        vectors[(2, "mean")],
+        Encoder("default", runtime="torch").encode(OCCURRENCES[:1], layers=[2])[(2, "mean")],
+        atol=1e-4)
+
+
+def test_the_sense_models_name_says_int8(tmp_path, monkeypatch):
+    from logicparse.resources import model_name
+    from logicparse.senses import load_senses
+
+    monkeypatch.setenv("LOGICPARSE_CACHE", str(tmp_path / "cache"))
+    assert model_name(load_senses("default", encoder=Encoder("default"))).endswith(
+        "all-MiniLM-L6-v2 (int8)")
+    assert model_name(load_senses("default", encoder=Encoder("default", precision="fp32"))
+                      ).endswith("all-MiniLM-L6-v2")
+
+
+def test_unknown_encoder_precision_is_refused(monkeypatch):
+    with pytest.raises(ModelLoadError, match="E106.*sense encoder.*'int4'.*fp32, int8"):
+        Encoder("default", precision="int4")
+    monkeypatch.setenv("LOGICPARSE_ENCODER_PRECISION", "half")
+    with pytest.raises(ModelLoadError, match="E106.*LOGICPARSE_ENCODER_PRECISION"):
+        Encoder("default")

@@ -61,7 +61,7 @@ def test_ten_long_requests_at_once_the_first_end_in_time_the_rest_are_refused_at
     which one would be admitted (4.5 s: Retry-After 5). None gets 504. A one-sentence request
     sent meanwhile is answered after the step in progress, not after the backlog."""
     pipeline = SlowPipeline(clocked.clock)
-    app = create_app(Settings(senses=None, timeout=30), annotator=pipeline)
+    app = create_app(Settings(senses=None, timeout=30, threads=1), annotator=pipeline)
     pool = app.state.pool
     pool.cost_per_char = LONG_STEPS * STEP / len(LONG)  # what the pool measured before
     t0 = clocked.clock()

@@ -17,6 +17,8 @@ import time
 import httpx
 import pytest
 
+from logicparse.onnx_export import available_cpus
+
 EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
 
 # --- `logicparse serve` as a process ---------------------------------------------------------
@@ -49,7 +51,9 @@ def test_logicparse_serve_process(tmp_path):
             assert time.monotonic() < deadline, "service did not become ready"
             time.sleep(0.3)
         ready = httpx.get(url + "/readyz").json()
-        assert ready["senses"] is None and ready["capacity"] == 3  # flag and env var both taken
+        # Flag and env var both taken; one thread per CPU by default (one worker).
+        assert ready["senses"] is None and ready["threads"] == available_cpus()
+        assert ready["capacity"] == ready["threads"] + 2
         r = httpx.post(url + "/v1/annotate", json={"text": EXAMPLE}, timeout=60)
         assert r.status_code == 200
         assert [k["keyword"] for k in r.json()["relations"]] == ["But", "not", "because"]
