@@ -201,6 +201,41 @@ def light_models(spec: WorkerSpec) -> tuple:
         return parser, spec.senses
 
 
+def needs_preparing(spec: WorkerSpec) -> bool:
+    """Whether the cache lacks a record a worker could load its models from without PyTorch (a
+    first run on this machine): the parser's, for the bundled model or a model directory, or the
+    default sense encoder's. Other models load with PyTorch in any case."""
+    from ..onnx_export import check_precision
+    from ..parser import light as parser_light
+    from ..parser.runtime import ENV, check_precision as parser_precision
+    from ..senses import encoder_record
+    from ..senses.onnx_encoder import PRECISION_ENV
+
+    if spec.factory or spec.device != "cpu" or os.environ.get(ENV, "auto") not in ("auto", "onnx"):
+        return False
+    folder = parser_light.model_folder(spec.parser)
+    digest = parser_light.model_digest(folder, parser_precision()) if folder else None
+    if digest is None:
+        return False
+    if not parser_light.record_path(digest).is_file():
+        return True
+    if spec.senses != "default":
+        return False
+    digest = encoder_record.encoder_digest(encoder_record.encoder_folder("default"),
+                                           check_precision(None, PRECISION_ENV, "sense encoder"))
+    return digest is not None and not encoder_record.record_path(digest).is_file()
+
+
+def prepare(spec: WorkerSpec) -> None:
+    """Load the models once with PyTorch (exporting, quantizing and writing the cache records),
+    in this process; a failure is left for the workers to report as theirs."""
+    limit_threads(spec.threads)
+    try:
+        ChunkAnnotator(spec)  # naming the sense models chooses their runtime: the record
+    except (Exception, KeyboardInterrupt):  # noqa: BLE001 - the workers load the same models
+        pass  # and say what failed; Ctrl-C stops the run in the parent
+
+
 class _NoTorch:
     """An import hook under which ``import torch`` fails as if it were not installed."""
 
