@@ -103,12 +103,23 @@ def forget_record(path: Path) -> None:
 _session_threads: Optional[int] = None  # set by a process that divides its CPUs (the service)
 
 
+CGROUP_CPU_MAX = Path("/sys/fs/cgroup/cpu.max")  # a container's CPU quota (cgroup v2)
+
+
 def available_cpus() -> int:
-    """The CPUs this process may run on (not the host's, in a container)."""
+    """The CPUs this process may run on: not the host's, in a container (its CPU affinity, and
+    its cgroup's CPU quota, rounded up, where one is set)."""
     try:
-        return len(os.sched_getaffinity(0)) or 1
+        cpus = len(os.sched_getaffinity(0)) or 1
     except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+        cpus = os.cpu_count() or 1
+    try:
+        quota, period = CGROUP_CPU_MAX.read_text().split()[:2]
+        if quota != "max":
+            cpus = min(cpus, max(1, -(-int(quota) // int(period))))
+    except (OSError, ValueError):  # no cgroup v2 file, or one this reading does not understand
+        pass
+    return cpus
 
 
 def divide_cpus(threads: int) -> None:
@@ -118,6 +129,13 @@ def divide_cpus(threads: int) -> None:
     each outrun one call split across the cores (the service, measured in docs/service.md)."""
     global _session_threads
     _session_threads = max(1, available_cpus() // max(1, threads))
+
+
+def session_threads(default: int) -> int:
+    """Threads for a session opened beside PyTorch (a model loaded with it): ``OMP_NUM_THREADS``,
+    else the process's share (:func:`divide_cpus`), else ``default`` (torch's thread count)."""
+    env = int(os.environ.get("OMP_NUM_THREADS") or 0)
+    return env if env > 0 else _session_threads or default
 
 
 def cpu_threads() -> int:

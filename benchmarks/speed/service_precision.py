@@ -1,5 +1,5 @@
-"""The service with the parser's network in int8 (the default) against float32, each with one
-annotation thread and with two: 8 clients sending one sentence each, then lone 30-token requests,
+"""The service with its networks (the parser's, the sense encoder's) in int8 (the default) against
+float32, each with one annotation thread and with two: 8 clients sending one sentence each, then lone 30-token requests,
 the four settings alternating in one run. Ratios are against float32 with one thread.
 
 Prints readable lines, then one JSON object as the last line of stdout.
@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from service_load import load, run_server, single_latency  # noqa: E402
 
-# name: (LOGICPARSE_PARSER_PRECISION, extra `logicparse serve` flags)
+# name: (LOGICPARSE_PARSER_PRECISION and LOGICPARSE_ENCODER_PRECISION, extra `logicparse serve` flags)
 SETTINGS = {"fp32, 1 thread": ("fp32", ["--threads", "1"]),
             "int8, 1 thread": ("int8", ["--threads", "1"]),
             "int8, 2 threads": ("int8", ["--threads", "2"]),
@@ -54,7 +54,8 @@ def main() -> None:
     runs: dict[str, list[dict]] = {name: [] for name in SETTINGS}
     for _ in range(args.rounds):  # alternate, so that a change in the machine's load hits all
         for name, (precision, flags) in SETTINGS.items():
-            os.environ["LOGICPARSE_PARSER_PRECISION"] = precision  # the server inherits it
+            for var in ("LOGICPARSE_PARSER_PRECISION", "LOGICPARSE_ENCODER_PRECISION"):
+                os.environ[var] = precision  # the server inherits it
             with run_server("--senses", "default", *flags) as (url, _, _, _):
                 asyncio.run(load(url, args.clients, 3.0, 200))  # warm-up
                 r = asyncio.run(load(url, args.clients, args.duration, 100_000))

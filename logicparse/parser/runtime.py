@@ -40,7 +40,7 @@ def choose_network(chart_parser, encode, device, runtime=None, precision=None):
     ``precision``: what ONNX Runtime runs (:func:`check_precision`)."""
     import torch
 
-    from ..onnx_export import choose_runtime
+    from ..onnx_export import choose_runtime, session_threads
     from .fast_span import TorchNetwork
 
     precision = check_precision(precision)
@@ -50,7 +50,8 @@ def choose_network(chart_parser, encode, device, runtime=None, precision=None):
 
         if not onnx_network.supported(chart_parser):
             raise RuntimeError("its encoder is not a word-piece encoder the export covers")
-        return onnx_network.OnnxNetwork(chart_parser, encode, threads=torch.get_num_threads(),
+        return onnx_network.OnnxNetwork(chart_parser, encode,
+                                        threads=session_threads(torch.get_num_threads()),
                                         precision=precision)
 
     return choose_runtime(runtime, ENV, device, "parser", build) or TorchNetwork(chart_parser)

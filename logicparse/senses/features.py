@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from ..errors import Errors, ModelLoadError
-from ..onnx_export import check_precision, choose_runtime
+from ..onnx_export import check_precision, choose_runtime, session_threads
 from ..resources import (MINILM_HUB_NAME, minilm_path, offline_environment,
                          one_torch_thread_in_forked_children)
 
@@ -129,9 +130,9 @@ class Encoder:
             def build():
                 if not onnx_encoder.supported(self.model):
                     raise RuntimeError(f"{self.model.config.model_type} encoders are not covered")
-                return onnx_encoder.OnnxEncoder.of(self.model, self.tokenizer, self.fingerprint,
-                                                   threads=torch.get_num_threads(),
-                                                   precision=self.precision_asked)
+                return onnx_encoder.OnnxEncoder.of(
+                    self.model, self.tokenizer, self.fingerprint,
+                    threads=session_threads(torch.get_num_threads()), precision=self.precision_asked)
 
             self._onnx = choose_runtime(self.runtime, ENV, self.device, "sense encoder",
                                         build) or False
@@ -162,10 +163,16 @@ class Encoder:
 
     # -- the tokenizer (transformers' here; encoder_record.FileTokenizer in the light encoder) ---
 
+    # transformers' fast tokenizer sets truncation and padding on its one Rust tokenizer at each
+    # call: two threads calling at once fail ("Already borrowed"). The service's threads share one
+    # encoder.
+    _tokenizer_lock = threading.Lock()
+
     def _offsets(self, text: str) -> list:
         """Character offsets of ``text``'s subwords, no special tokens."""
-        return self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True,
-                              verbose=False)["offset_mapping"]
+        with self._tokenizer_lock:
+            return self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True,
+                                  verbose=False)["offset_mapping"]
 
     def _n_special(self) -> int:
         return self.tokenizer.num_special_tokens_to_add()
@@ -173,9 +180,10 @@ class Encoder:
     def _tokenize(self, texts: list[str]) -> tuple[dict, list, list]:
         """(the model's inputs as numpy arrays, each text's subword offsets, each subword's
         special-token flag), padded and cut to ``max_length``."""
-        enc = self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length,
-                             return_offsets_mapping=True, return_special_tokens_mask=True,
-                             return_tensors="np")
+        with self._tokenizer_lock:
+            enc = self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length,
+                                 return_offsets_mapping=True, return_special_tokens_mask=True,
+                                 return_tensors="np")
         offsets = enc.pop("offset_mapping").tolist()
         special = enc.pop("special_tokens_mask").tolist()
         return {k: np.asarray(v) for k, v in enc.items()}, offsets, special

@@ -30,8 +30,7 @@ from logicparse.errors import Errors, LogicparseError
 from .errors import BadRequest, MethodNotAllowed, NotFound, error_body
 from .limits import BodyGuard
 from .pool import WorkPool
-from .routes import (BODY_TAGS, EXAMPLE, ITEM_TAGS, load_pages, pages, parser_name, router,
-                     senses_name)
+from .routes import BODY_TAGS, EXAMPLE, ITEM_TAGS, load_pages, model_names, pages, router
 from .settings import Settings
 
 logger = logging.getLogger("logicparse.service")
@@ -83,8 +82,9 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
                 app.state.startup_error = Errors.E412.format(type=type(e).__name__, reason=e)
                 logger.debug("model loading failed", exc_info=True)
                 raise
-        logger.info("logicparse service ready (parser=%s, senses=%s)",
-                    parser_name(app.state.annotator), senses_name(app.state.annotator))
+        # Naming an encoder not yet run chooses its runtime (an export, at most): off the loop.
+        names = await asyncio.to_thread(model_names, app.state.annotator)
+        logger.info("logicparse service ready (parser=%s, senses=%s)", *names)
         try:
             yield
         finally:
@@ -114,7 +114,10 @@ def create_app(settings: Optional[Settings] = None, annotator=None) -> FastAPI:
         return list(annotator.pipe(texts, batch_size=max(1, len(texts)), ids=ids))
 
     def new_pool() -> WorkPool:
-        return WorkPool(work, threads=settings.annotation_threads, queue=settings.queue,
+        # An annotator given here was loaded by its owner, its networks' threads not divided:
+        # one thread unless the settings say otherwise.
+        threads = settings.threads or (1 if annotator is not None else settings.annotation_threads)
+        return WorkPool(work, threads=threads, queue=settings.queue,
                         timeout=settings.timeout, batch_size=settings.batch_size,
                         retry_after=settings.retry_after, gather_s=settings.gather_ms / 1000)
 

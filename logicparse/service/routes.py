@@ -287,8 +287,8 @@ async def healthz():
 async def readyz(settings: SettingsDep, annotator: AnnotatorDep, pool: PoolDep):
     """The models are loaded and requests are served."""
     _require_ready(annotator, pool, settings)
-    return {"status": "ready", "parser": parser_name(annotator),
-            "senses": senses_name(annotator), "threads": pool.threads,
+    parser, senses = await asyncio.to_thread(model_names, annotator)
+    return {"status": "ready", "parser": parser, "senses": senses, "threads": pool.threads,
             "capacity": pool.capacity, "pending": pool.pending,
             "version": logicparse.__version__}
 
@@ -368,6 +368,7 @@ def parser_name(annotator) -> str:
     return model_name(getattr(annotator, "parser", None)) or "None"
 
 
-def senses_name(annotator) -> Optional[str]:
-    """The sense models' name as shard manifests give it (with "(int8)" for an int8 encoder)."""
-    return model_name(getattr(annotator, "senses", None))
+def model_names(annotator) -> tuple[str, Optional[str]]:
+    """The parser's and the sense models' names as shard manifests give them (with "(int8)" for an
+    int8 network)."""
+    return parser_name(annotator), model_name(getattr(annotator, "senses", None))

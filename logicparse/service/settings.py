@@ -52,10 +52,10 @@ class Settings(BaseSettings):
         None, ge=1, description="Most bytes in a request body; default 4 * max_chars + 64 KiB.")
     threads: Optional[int] = Field(
         None, ge=1, description="Annotation threads per worker process; default: the CPUs it may "
-        "use divided among the workers (at least one). The networks under ONNX Runtime divide the "
-        "CPUs among the threads in turn (OMP_NUM_THREADS overrides): on 2 cores, two threads of "
-        "one network thread each served more requests/s than one thread of two, and a lone "
-        "request no slower (measured: docs/service.md).")
+        "use (its affinity and cgroup quota) divided among the workers, at least one; one on a "
+        "GPU. The networks under ONNX Runtime divide the CPUs among the threads in turn "
+        "(OMP_NUM_THREADS overrides): on 2 cores, two threads of one network thread each served "
+        "1.28x the requests/s of one thread of two (measured: docs/service.md).")
     torch_threads: int = Field(
         1, ge=1, description="Torch threads per worker process. One is fastest for the short "
         "inputs of a service and when workers or other jobs share the cores (measured: "
@@ -107,10 +107,13 @@ class Settings(BaseSettings):
 
     @property
     def annotation_threads(self) -> int:
-        """``threads``, or the CPUs this process may use divided among the workers."""
+        """``threads``, or the CPUs this process may use divided among the workers (one on a GPU,
+        where the threads would queue for one device)."""
         from ..onnx_export import available_cpus
 
-        return self.threads or max(1, available_cpus() // self.workers)
+        if self.threads or str(self.device).split(":")[0] != "cpu":
+            return self.threads or 1
+        return max(1, available_cpus() // self.workers)
 
     @property
     def body_limit(self) -> int:

@@ -168,3 +168,21 @@ def test_unknown_encoder_precision_is_refused(monkeypatch):
     monkeypatch.setenv("LOGICPARSE_ENCODER_PRECISION", "half")
     with pytest.raises(ModelLoadError, match="E106.*LOGICPARSE_ENCODER_PRECISION"):
         Encoder("default")
+
+
+def test_two_threads_share_one_encoder(tmp_path, monkeypatch):
+    """The service's annotation threads share one encoder: concurrent passes give the vectors of
+    passes made one at a time (transformers' fast tokenizer alone fails when two threads call it
+    at once)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setenv("LOGICPARSE_CACHE", str(tmp_path / "cache"))
+    encoder = Encoder("default", runtime="onnx")
+    batches = [OCCURRENCES[i % 3:i % 3 + 1 + i % 2] for i in range(60)]
+    want = [encoder.encode(b, layers=[1], max_length=16 + i % 3)[(1, "mean")]
+            for i, b in enumerate(batches)]
+    with ThreadPoolExecutor(2) as pool:
+        got = list(pool.map(lambda ib: encoder.encode(ib[1], layers=[1], max_length=16 + ib[0] % 3)
+                            [(1, "mean")], enumerate(batches)))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)

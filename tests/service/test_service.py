@@ -355,5 +355,6 @@ def test_the_service_warms_the_sense_encoder_before_it_takes_requests(monkeypatc
 
     monkeypatch.setattr(logicparse, "Annotator", Loaded)
     monkeypatch.setattr("torch.set_num_threads", lambda n: None)  # process-wide: not in a test
+    monkeypatch.setattr("logicparse.onnx_export._session_threads", None)  # restored after
     app_module._load_annotator(Settings(senses=None))
     assert calls == ["annotate", "warm_up"]

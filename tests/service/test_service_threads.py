@@ -14,9 +14,14 @@ from logicparse.service.settings import Settings
 
 @pytest.fixture
 def cpus(monkeypatch):
-    """Sets how many CPUs the process may use; the process-wide division is restored after."""
+    """Sets how many CPUs the process may use; the process-wide division and torch's thread
+    count are restored after."""
+    import torch
+
     monkeypatch.setattr(onnx_export, "_session_threads", None)
-    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setattr(torch, "set_num_threads", lambda n: None)
+    for var in ("OMP_NUM_THREADS", "LOGICPARSE_THREADS", "LOGICPARSE_WORKERS"):
+        monkeypatch.delenv(var, raising=False)
     return lambda n: monkeypatch.setattr(onnx_export, "available_cpus", lambda: n)
 
 
@@ -27,7 +32,27 @@ def test_threads_default_to_the_cpus_divided_among_the_workers(cpus):
     assert Settings(workers=16).annotation_threads == 1
     assert Settings(threads=3, workers=2).annotation_threads == 3  # the operator's choice
     cpus(2)
-    assert create_app(Settings(senses=None), annotator=object()).state.pool.threads == 2
+    assert create_app(Settings(senses=None)).state.pool.threads == 2  # the app loads its models
+    # An annotator loaded by its owner: its networks' threads were not divided, so one thread.
+    assert create_app(Settings(senses=None), annotator=object()).state.pool.threads == 1
+    assert create_app(Settings(senses=None, threads=3), annotator=object()).state.pool.threads == 3
+
+
+def test_one_thread_on_a_gpu(cpus):
+    cpus(8)
+    assert Settings(device="cuda").annotation_threads == 1
+    assert Settings(device="cuda:1", threads=2).annotation_threads == 2
+
+
+def test_a_containers_cpu_quota_bounds_the_cpus(tmp_path, monkeypatch):
+    quota = tmp_path / "cpu.max"
+    monkeypatch.setattr(onnx_export, "CGROUP_CPU_MAX", quota)
+    monkeypatch.setattr(onnx_export.os, "sched_getaffinity", lambda pid: set(range(8)))
+    assert onnx_export.available_cpus() == 8  # no cgroup v2 file
+    for text, cpus in (("max 100000\n", 8), ("150000 100000\n", 2), ("50000 100000", 1),
+                       ("1600000 100000", 8), ("garbled", 8)):
+        quota.write_text(text)
+        assert onnx_export.available_cpus() == cpus, text
 
 
 def test_network_threads_are_the_cpus_divided_among_the_annotation_threads(cpus, monkeypatch):
@@ -46,7 +71,7 @@ def test_two_threads_answer_side_by_side_as_alone_with_one_network_thread_each(c
     requests (two batches parsed at once) get the documents their texts get alone."""
     pytest.importorskip("onnxruntime")
     cpus(2)
-    settings = Settings(batch_size=2)
+    settings = Settings(threads=2, batch_size=2)
     annotator = _load_annotator(settings)
     assert settings.annotation_threads == 2 and onnx_export.cpu_threads() == 1
     network = annotator.parser.network
