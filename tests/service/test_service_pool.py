@@ -20,6 +20,7 @@ import pytest
 from logicparse.service import Settings, create_app, pool as pool_module
 from logicparse.service.pool import Busy, TimedOut, WorkPool
 from logicparse.tokens.document import ARROW_SCHEMA, Document
+from test_service_threads import post_at_once
 
 EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
 TWO_SENTENCES = "If it rains, we stay home. We did not go out because it was raining."
@@ -357,14 +358,7 @@ def test_concurrent_requests_each_get_their_own_document(lexicon_annotator):
     texts = [EXAMPLE, TWO_SENTENCES, "", "Nothing happened until noon, so we left.",
              "He stayed while she worked.", "It was cheap, but nobody bought it."]
     app = create_app(Settings(senses=None, batch_size=4), annotator=lexicon_annotator)
-
-    async def scenario():
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
-            return await asyncio.gather(*(
-                c.post("/v1/annotate", json={"text": t, "id": f"d{i}"}) for i, t in enumerate(texts)))
-
-    answers = asyncio.run(scenario())
+    answers = post_at_once(app, texts)
     app.state.pool.shutdown()
     for i, (text, r) in enumerate(zip(texts, answers)):
         assert r.status_code == 200

@@ -12,6 +12,17 @@ from logicparse.service.app import _load_annotator, create_app
 from logicparse.service.settings import Settings
 
 
+def post_at_once(app, texts: list[str]) -> list:
+    """The answers to one request per text (ids d0, d1, …), all sent at once."""
+    async def scenario():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            return await asyncio.gather(*(
+                c.post("/v1/annotate", json={"text": t, "id": f"d{i}"}) for i, t in enumerate(texts)))
+
+    return asyncio.run(scenario())
+
+
 @pytest.fixture
 def cpus(monkeypatch):
     """Sets how many CPUs the process may use; the process-wide division and torch's thread
@@ -84,14 +95,7 @@ def test_two_threads_answer_side_by_side_as_alone_with_one_network_thread_each(c
              "Then he said nothing, yet everyone understood why."] * 2
     alone = [annotator.annotate(t, id=f"d{i}").to_dict() for i, t in enumerate(texts)]
     app = create_app(settings, annotator=annotator)
-
-    async def scenario():
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
-            return await asyncio.gather(*(
-                c.post("/v1/annotate", json={"text": t, "id": f"d{i}"}) for i, t in enumerate(texts)))
-
-    answers = asyncio.run(scenario())
+    answers = post_at_once(app, texts)
     assert len(app.state.pool._workers) == 2  # both threads served
     app.state.pool.shutdown()
     assert [r.status_code for r in answers] == [200] * len(texts)
