@@ -72,7 +72,19 @@ class RunConfig:
         return {"shard_size": self.shard_size, "chunk_chars": self.chunk_chars,
                 "chunk_docs": self.chunk_docs, "read": asdict(self.read),
                 "parser": w.parser, "senses": w.senses, "mapping": w.mapping, "device": w.device,
-                "factory": w.factory}
+                "factory": w.factory, **network_precisions()}
+
+
+def network_precisions() -> dict:
+    """What the networks run in under ONNX Runtime (``LOGICPARSE_PARSER_PRECISION``,
+    ``LOGICPARSE_ENCODER_PRECISION``): part of a run's settings, since an int8 network's labels
+    differ from float32's in some sentences, so that a run is not resumed in another precision."""
+    from ..onnx_export import check_precision
+    from ..parser.runtime import check_precision as parser_precision
+    from ..senses.onnx_encoder import PRECISION_ENV
+
+    return {"parser_precision": parser_precision(),
+            "encoder_precision": check_precision(None, PRECISION_ENV, "sense encoder")}
 
 
 def annotate_corpus(inputs: list[str], out, config: Optional[RunConfig] = None,

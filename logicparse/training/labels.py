@@ -172,11 +172,13 @@ def labels_for(texts: list[str], shards: Optional[str], data_file: str, source: 
     the annotator's Documents; ``paper`` maps their trees again, ``shuffled`` permutes their rows."""
     if check_source(source) == "none":
         return {}
+    from ..batch.run import network_precisions
+
     cache = Path(shards) if shards else default_cache_dir(data_file)
     # The settings annotate_missing would annotate with (a custom annotator records none).
     made_with = None if annotate_kwargs.get("annotator") is not None else {
         "parser": annotate_kwargs.get("parser", "default"),
-        "senses": annotate_kwargs.get("senses", "default")}
+        "senses": annotate_kwargs.get("senses", "default"), **network_precisions()}
     found, missing = load_labels(str(cache), texts, mapping="default", made_with=made_with)
     if missing and annotate:
         # Only the new run is read: the cache's other runs were verified a moment ago.

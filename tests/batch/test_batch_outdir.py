@@ -177,6 +177,18 @@ def test_a_folder_with_other_files_and_no_manifest_is_refused(tmp_path, name):
                                    f"directory: it holds {name} and no manifest.json.")
 
 
+def test_a_runs_settings_hold_its_networks_precisions(monkeypatch):
+    """So that a run is not resumed in another precision (int8 labels differ from float32's)."""
+    from logicparse.batch import RunConfig
+
+    for var in ("LOGICPARSE_PARSER_PRECISION", "LOGICPARSE_ENCODER_PRECISION"):
+        monkeypatch.delenv(var, raising=False)
+    settings = RunConfig().content_settings()
+    assert (settings["parser_precision"], settings["encoder_precision"]) == ("int8", "int8")
+    monkeypatch.setenv("LOGICPARSE_ENCODER_PRECISION", "fp32")
+    assert RunConfig().content_settings()["encoder_precision"] == "fp32"
+
+
 def test_the_same_run_resumes_and_another_is_refused_saying_what_changed(tmp_path):
     before = {"settings": {"senses": "default"}, "inputs": []}
     (tmp_path / "shard-00000.arrow").write_text("x")  # the run wrote something another could mix with

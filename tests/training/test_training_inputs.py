@@ -81,6 +81,27 @@ def test_shards_of_another_parser_or_senses_setting_are_not_read(tmp_path, caplo
     assert set(found) == set(texts)
 
 
+def test_shards_of_another_network_precision_are_not_read(tmp_path, caplog, monkeypatch):
+    """An int8 encoder's labels differ from float32's in a few occurrences: a cache made in one
+    precision does not serve a run in the other."""
+    from logicparse.batch.shards import write_documents
+    from logicparse.training.labels import text_id, texts_of
+    from logicparse.training.tasks import read_conjnli
+
+    texts = texts_of(read_conjnli(str(FIX / "conjnli" / "conj_dev.tsv")))
+    docs = list(FlatAnnotator().pipe(texts, ids=[text_id(t) for t in texts]))
+    write_documents(tmp_path / "run-a", docs, settings={
+        "parser": "default", "senses": "default", "parser_precision": "int8",
+        "encoder_precision": "fp32"})
+    monkeypatch.delenv("LOGICPARSE_ENCODER_PRECISION", raising=False)
+    monkeypatch.delenv("LOGICPARSE_PARSER_PRECISION", raising=False)
+    with caplog.at_level(logging.WARNING), pytest.raises(DataFormatError, match=r"\[E514\]"):
+        labels_for(texts, str(tmp_path), "x", annotate=False)
+    assert "encoder_precision='fp32', not the 'int8'" in caplog.text
+    monkeypatch.setenv("LOGICPARSE_ENCODER_PRECISION", "fp32")
+    assert set(labels_for(texts, str(tmp_path), "x", annotate=False)) == set(texts)
+
+
 # --- JSON records of another shape: E520 naming the file, the record and what was expected ------
 
 DREAM_ITEM = [["M: Hi.", "W: Hello."], [{"question": "Who?", "choice": ["M", "W"], "answer": "M"}],
