@@ -141,10 +141,7 @@ def session_threads(default: int) -> int:
 def cpu_threads() -> int:
     """Threads for an ONNX Runtime session where torch does not say: ``OMP_NUM_THREADS``, else
     the process's share (:func:`divide_cpus`), else the CPUs this process may run on."""
-    env = int(os.environ.get("OMP_NUM_THREADS") or 0)
-    if env > 0:
-        return env
-    return _session_threads or available_cpus()
+    return session_threads(available_cpus())
 
 
 def write_record(path: Path, record: dict) -> None:

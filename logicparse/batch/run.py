@@ -79,12 +79,10 @@ def network_precisions() -> dict:
     """What the networks run in under ONNX Runtime (``LOGICPARSE_PARSER_PRECISION``,
     ``LOGICPARSE_ENCODER_PRECISION``): part of a run's settings, since an int8 network's labels
     differ from float32's in some sentences, so that a run is not resumed in another precision."""
-    from ..onnx_export import check_precision
     from ..parser.runtime import check_precision as parser_precision
-    from ..senses.onnx_encoder import PRECISION_ENV
+    from ..senses.onnx_encoder import check_precision as encoder_precision
 
-    return {"parser_precision": parser_precision(),
-            "encoder_precision": check_precision(None, PRECISION_ENV, "sense encoder")}
+    return {"parser_precision": parser_precision(), "encoder_precision": encoder_precision()}
 
 
 def annotate_corpus(inputs: list[str], out, config: Optional[RunConfig] = None,

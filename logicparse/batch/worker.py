@@ -205,11 +205,10 @@ def needs_preparing(spec: WorkerSpec) -> bool:
     """Whether the cache lacks a record a worker could load its models from without PyTorch (a
     first run on this machine): the parser's, for the bundled model or a model directory, or the
     default sense encoder's. Other models load with PyTorch in any case."""
-    from ..onnx_export import check_precision
     from ..parser import light as parser_light
     from ..parser.runtime import ENV, check_precision as parser_precision
     from ..senses import encoder_record
-    from ..senses.onnx_encoder import PRECISION_ENV
+    from ..senses.onnx_encoder import check_precision as encoder_precision
 
     if spec.factory or spec.device != "cpu" or os.environ.get(ENV, "auto") not in ("auto", "onnx"):
         return False
@@ -222,7 +221,7 @@ def needs_preparing(spec: WorkerSpec) -> bool:
     if spec.senses != "default":
         return False
     digest = encoder_record.encoder_digest(encoder_record.encoder_folder("default"),
-                                           check_precision(None, PRECISION_ENV, "sense encoder"))
+                                           encoder_precision())
     return digest is not None and not encoder_record.record_path(digest).is_file()
 
 

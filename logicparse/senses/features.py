@@ -21,7 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import Errors, ModelLoadError
-from ..onnx_export import check_precision, choose_runtime, session_threads
+from ..onnx_export import choose_runtime, session_threads
 from ..resources import (MINILM_HUB_NAME, minilm_path, offline_environment,
                          one_torch_thread_in_forked_children)
 
@@ -77,9 +77,9 @@ class Encoder:
                  max_length: int | None = None, runtime: str | None = None,
                  precision: str | None = None):
         offline_environment()
-        from .onnx_encoder import PRECISION_ENV
+        from .onnx_encoder import check_precision
 
-        self.precision_asked = check_precision(precision, PRECISION_ENV, "sense encoder")
+        self.precision_asked = check_precision(precision)
         import torch
         from transformers import AutoModel, AutoTokenizer
 
@@ -117,7 +117,8 @@ class Encoder:
     def precision(self) -> str:
         """What the blocks run in, "int8" or "fp32" (choosing the runtime if no pass has yet:
         shards and the service name the precision their labels came from)."""
-        return self._runner().precision if self._runner() else "fp32"
+        runner = self._runner()
+        return runner.precision if runner else "fp32"
 
     def _runner(self):
         """The ONNX Runtime runner of the blocks, or False for PyTorch; chosen (and exported) at

@@ -20,11 +20,11 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from ..onnx_export import check_precision, cpu_threads
+from ..onnx_export import cpu_threads
 from ..resources import file_sha256
 from .encoder_record import FORMAT, FileTokenizer, encoder_digest, encoder_folder, record_path
 from .features import DEFAULT_ENCODER, ENV, Encoder
-from .onnx_encoder import PRECISION_ENV
+from .onnx_encoder import check_precision
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def load_light_encoder(spec=DEFAULT_ENCODER, device: str = "cpu") -> Optional[Li
     if importlib.util.find_spec("onnxruntime") is None:
         return None
     folder = encoder_folder(spec)
-    precision = check_precision(None, PRECISION_ENV, "sense encoder")
+    precision = check_precision()
     digest = encoder_digest(folder, precision) if folder is not None else None
     if digest is None:
         return None

@@ -36,6 +36,14 @@ logger = logging.getLogger(__name__)
 EXPORT_VERSION = 1  # bump when the exported graphs change
 QUANTIZE_VERSION = 1  # bump when the int8 copies change
 PRECISION_ENV = "LOGICPARSE_ENCODER_PRECISION"
+
+
+def check_precision(precision=None) -> str:
+    """The encoder's precision (``onnx_export.PRECISIONS``): the argument, else
+    ``LOGICPARSE_ENCODER_PRECISION``, else "int8"; E106 naming the choices otherwise."""
+    from ..onnx_export import check_precision as check
+
+    return check(precision, PRECISION_ENV, "sense encoder")
 # The int8 blocks' least cosine with float32's vectors, any real token of the check texts at any
 # layer (all-MiniLM-L6-v2: 0.98; a broken quantization gives far less).
 INT8_COSINE = 0.95
