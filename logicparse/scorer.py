@@ -13,7 +13,10 @@ an empty prediction, so recall reflects it.
 
 The same figures are given per relation, per mapping category (unary, intrinsic, extrinsic) and
 per keyword position: ``initial`` when only punctuation precedes the keyword in its sentence,
-``medial`` otherwise (``none`` for a connective whose character span covers no token).
+``medial`` otherwise (``none`` for a connective whose character span covers no token), and per
+place of the gold α against the keyword's sentence: ``same``, ``previous``, ``earlier`` (two or
+more sentences back), ``later``, ``across`` (over several sentences), ``none`` (no gold α or no
+connective tokens).
 """
 
 from __future__ import annotations
@@ -120,7 +123,7 @@ def evaluate_mapping(docs: Iterable[GdtbDocument], parser=None, progress=None,
     total = _Group()
     groups: dict[str, dict[str, _Group]] = {
         "per_relation": defaultdict(_Group), "per_category": defaultdict(_Group),
-        "per_position": defaultdict(_Group)}
+        "per_position": defaultdict(_Group), "per_alpha_place": defaultdict(_Group)}
     for doc in docs:
         sentences = gdtb_sentences(doc, parser, trees(doc) if trees is not None else None)
         if save_trees is not None:
@@ -151,7 +154,8 @@ def evaluate_mapping(docs: Iterable[GdtbDocument], parser=None, progress=None,
             position = _position(mapped, key, punct)
             total.add(pairs, hit)
             for group, slot in (("per_relation", name), ("per_category", cat),
-                                ("per_position", position)):
+                                ("per_position", position),
+                                ("per_alpha_place", _alpha_place(mapped, key, pairs["alpha"][1]))):
                 groups[group][slot].add(pairs, hit)
             if errors is not None and not hit:
                 errors.append(_miss(doc, mapped, key, name, cat, position, pairs, found))
@@ -178,6 +182,18 @@ def _position(doc, key: tuple[int, ...], punct: set[int]) -> str:
         return "none"
     first = doc.sentence_starts[bisect.bisect_right(doc.sentence_starts, key[0]) - 1]
     return "initial" if all(t in punct for t in range(first, key[0])) else "medial"
+
+
+def _alpha_place(doc, key: tuple[int, ...], gold: set[int]) -> str:
+    """Where the gold α lies against the keyword's sentence (see the module docstring)."""
+    if not key or not gold:
+        return "none"
+    starts = doc.sentence_starts
+    places = {bisect.bisect_right(starts, key[0]) - bisect.bisect_right(starts, t) for t in gold}
+    if len(places) > 1:
+        return "across"
+    back = places.pop()
+    return {0: "same", 1: "previous"}.get(back, "earlier" if back > 1 else "later")
 
 
 def _miss(doc: GdtbDocument, mapped, key, relation, cat, position, pairs, found) -> dict:

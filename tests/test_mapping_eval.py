@@ -45,6 +45,10 @@ def test_known_answer_default_mapping(tmp_path):
     assert r["per_position"]["initial"] == {"n": 1, "exact": 1.0, "alpha_f1": 1.0, "beta_f1": 1.0}
     assert r["per_position"]["medial"] == {"n": 2, "exact": 0.5, "alpha_f1": round(16 / 18, 4),
                                            "beta_f1": 1.0}
+    # 'But''s Arg1 is the sentence before it; the other two lie in their keyword's sentence.
+    assert r["per_alpha_place"] == {
+        "previous": {"n": 1, "exact": 1.0, "alpha_f1": 1.0, "beta_f1": 1.0},
+        "same": {"n": 2, "exact": 0.5, "alpha_f1": round(16 / 18, 4), "beta_f1": 1.0}}
     (miss,) = [json.loads(line) for line in errors.read_text().splitlines()]
     assert (miss["keyword"], miss["position"], miss["sentence"]) == ("because", "medial", 1)
     assert miss["alpha"] == {"predicted": "But we played", "gold": "we played",
@@ -191,6 +195,12 @@ def test_known_answer_undetected_unary_and_unplaced_connectives(tmp_path):
         # α 3 right of 5 predicted, 7 gold: F1 2·(3/5)(3/7)/(3/5 + 3/7) = 1/2
         "medial": {"n": 3, "exact": 0.0, "alpha_f1": 0.5, "beta_f1": round(2 / 3, 4)},
         "none": {"n": 1, "exact": 0.0, "alpha_f1": 0.0, "beta_f1": 0.0}}
+    # Every gold α (Arg2 for the unary ones) lies in its keyword's sentence, but the one whose
+    # connective covers no token: no sentence to place it against. 'same' α: 5 right of 7
+    # predicted, of 9 gold (3 + 2 + 2 + 2): F1 10/16.
+    assert r["per_alpha_place"] == {
+        "none": {"n": 1, "exact": 0.0, "alpha_f1": 0.0, "beta_f1": 0.0},
+        "same": {"n": 4, "exact": 0.25, "alpha_f1": 0.625, "beta_f1": round(2 / 3, 4)}}
     assert [json.loads(line) for line in errors.read_text().splitlines()] == EDGE_MISSES
 
 
@@ -200,7 +210,8 @@ def test_nothing_to_score_gives_zeros_not_a_division_error():
     zero = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
     assert evaluate_mapping([]) == {
         "alpha_f1": 0.0, "beta_f1": 0.0, "exact": 0.0, "n": 0, "alpha": zero, "beta": zero,
-        "mapping": "default", "per_relation": {}, "per_category": {}, "per_position": {}}
+        "mapping": "default", "per_relation": {}, "per_category": {}, "per_position": {},
+        "per_alpha_place": {}}
 
 
 class FlatParser:
