@@ -281,3 +281,19 @@ def test_gdtb_sentences_keep_each_tokens_offsets_in_the_text():
     assert [t for s in sentences for t in s.tokens] == doc.tokens
     for s in sentences:
         assert [doc.text[a:b] for a, b in zip(s.starts, s.ends)] == s.tokens
+
+
+def test_the_gold_alphas_place_counts_sentences_back_from_the_keyword():
+    from types import SimpleNamespace
+
+    from logicparse.scorer import _alpha_place
+
+    doc = SimpleNamespace(sentence_starts=[0, 5, 9, 14])  # sentences 0-4, 5-8, 9-13, 14-
+    key = (15,)
+    assert _alpha_place(doc, key, {14, 16}) == "same"
+    assert _alpha_place(doc, key, {9, 13}) == "previous"
+    assert _alpha_place(doc, key, {5, 6}) == "earlier"
+    assert _alpha_place(doc, key, {0}) == "earlier"
+    assert _alpha_place(doc, key, {8, 9}) == "across"
+    assert _alpha_place(doc, (6,), {10}) == "later"
+    assert _alpha_place(doc, (), {10}) == _alpha_place(doc, key, set()) == "none"
