@@ -212,12 +212,12 @@ class Errors(metaclass=_WithCodes):
     E319 = ("{path} is an unfinished run ({done} of {total} shards): its shards are whole but the "
             "corpus is not complete. Rerun the same `logicparse annotate` command to finish it.")
     E320 = "The annotator could not annotate this document (alone, after its batch failed): {type}: {message}"
-    E321 = ("A worker process died while annotating this document ({reason}); it was retried alone "
-            "and died again.")
+    E321 = "A worker process died while annotating this document ({reason}); it was retried alone and died again."
     E322 = ("{path} changed while this run was reading it ({reason}). Its document is kept as a "
             "row with this error rather than mixing two versions of the input: leave the input "
             "unchanged (or restore it) and rerun the same command, which annotates such rows "
             "again, or pass --overwrite to annotate the new version from the start.")
+    E351 = "The Ray workers could not load the models: {reason}. The same command with --engine local reports the error with its fix."
     E346 = ("{path} was not written by logicparse ({reason}), so a run neither resumes from it nor "
             "deletes it, --overwrite included. Move it out of the folder, or choose another --out.")
     E347 = "--out {path} is a file, not a folder. Choose a new or empty folder for the shards."
@@ -252,10 +252,10 @@ class Errors(metaclass=_WithCodes):
             "--overwrite to annotate everything again, or restore the file.")
     E343 = ("{path} is in use by another `logicparse annotate` run (pid {pid}). Wait for it to end "
             "(or stop it), or choose another --out.")
-    E344 = ("Ray {version} gave the local instance the address {address}, not loopback: its servers "
-            "would run code for anyone who reaches them, so it was stopped. Use --engine local, or "
-            "start Ray on a firewalled network yourself and pass --ray-address.")
+    E344 = ("Ray {version} gave the local instance the address {address}, not loopback: its servers would run code for "
+            "anyone who reaches them, so it was stopped. Use --engine local, or start Ray on a firewalled network yourself and pass --ray-address.")
     W310 = "Shard {file} does not match manifest.json ({reason}): annotating it again."
+    W312 = "No Ray worker has started for a minute: the cluster has no free CPU for {workers} worker(s) of {threads} CPU(s). Check `ray status`, or pass fewer --workers."
     W311 = ("{n} document ids occur more than once (first: {examples}). Every record still gets "
             "its row, but `logicparse shards show --id` finds only the first: give each record a "
             "unique id (--id-field).")

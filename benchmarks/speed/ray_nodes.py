@@ -73,13 +73,13 @@ def listening_elsewhere() -> list[str]:
     return out
 
 
-def annotate(address: str, corpus: Path, out: Path, workers: int, kill=None) -> dict:
+def annotate(address: str, corpus: Path, out: Path, workers: int, kill=None, checkout=ROOT) -> dict:
     """``annotate_ab.annotate`` (the user's command, timed) against the cluster at ``address``;
     ``kill``: (seconds, function) called that long after the start. Adds the shards' digests."""
     if kill is not None:
         threading.Timer(*kill).start()
     try:
-        res = annotate_ab.annotate(ROOT, corpus, out, workers,
+        res = annotate_ab.annotate(checkout, corpus, out, workers,
                                    [f"{k}={v}" for k, v in LOOPBACK_ENV.items()],
                                    ["--engine", "ray", "--ray-address", address])
     except subprocess.CalledProcessError as e:
@@ -106,6 +106,8 @@ def main() -> None:
     ap.add_argument("--kill-after", type=float, default=0,
                     help="then a two-node run whose second node is removed after S seconds")
     ap.add_argument("--out", type=Path, default=ROOT / "out" / "ray-nodes")
+    ap.add_argument("--checkout", type=Path, default=ROOT,
+                    help="the logicparse checkout whose command is timed (default: this one)")
     args = ap.parse_args()
     if not args.corpus.is_dir():
         ap.error(f"corpus {args.corpus} not found: pass --corpus DIR")
@@ -122,7 +124,7 @@ def main() -> None:
                 if r == 0:
                     exposed += listening_elsewhere()
                 res = annotate(cluster.address, args.corpus.resolve(), args.out / f"nodes{nodes}",
-                               workers=nodes)
+                               workers=nodes, checkout=args.checkout.resolve())
             finally:
                 cluster.shutdown()
             res.update(round=r, nodes=nodes)
@@ -143,7 +145,8 @@ def main() -> None:
         second = [n for n in cluster.list_all_nodes() if n is not cluster.head_node][0]
         try:
             res = annotate(cluster.address, args.corpus.resolve(), args.out / "killed", workers=2,
-                           kill=(args.kill_after, lambda: cluster.remove_node(second)))
+                           kill=(args.kill_after, lambda: cluster.remove_node(second)),
+                           checkout=args.checkout.resolve())
         finally:
             cluster.shutdown()
         with log.open("a") as f:

@@ -19,10 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Iterable, Iterator, Optional
 
-from ..errors import Errors
-from ..tokens import Document
-from .shards import documents_to_table
-from .worker import (Chunk, ChunkAnnotator, ChunkResult, WorkerSpec, limit_threads,
+from .worker import (Chunk, ChunkAnnotator, ChunkResult, WorkerSpec, crashed, limit_threads,
                      needs_preparing, prepare)
 
 _ANNOTATOR: Optional[ChunkAnnotator] = None
@@ -122,7 +119,7 @@ class LocalEngine:
                     self._pool.shutdown(wait=False, cancel_futures=True)
                     for chunk in sorted(lost, key=lambda c: (c.shard, c.start)):
                         if chunk.isolated:
-                            yield _crashed(chunk, str(broken[0][1]))
+                            yield crashed(chunk, str(broken[0][1]))
                         else:
                             errors = chunk.errors or (None,) * len(chunk.ids)
                             retry.extend(Chunk(chunk.shard, chunk.start + i, (d,), (t,), True, (e,))
@@ -145,8 +142,3 @@ class LocalEngine:
         for p in procs:
             p.join(timeout=10)
 
-
-def _crashed(chunk: Chunk, reason: str) -> ChunkResult:
-    docs = [Document.failed(d, t if isinstance(t, str) else "", Errors.E321.format(reason=reason))
-            for d, t in zip(chunk.ids, chunk.texts)]
-    return ChunkResult(chunk, documents_to_table(docs))

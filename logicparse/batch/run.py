@@ -291,7 +291,7 @@ def cut_chunks(texts: list, chunk_chars: int, chunk_docs: int) -> list[tuple[int
 
 def _make_engine(config: RunConfig):
     if config.engine == "ray":
-        from .raydata import RayEngine
+        from .ray_engine import RayEngine
 
         return RayEngine(config.worker, workers=config.workers, address=config.ray_address)
     from .local import LocalEngine

@@ -16,6 +16,7 @@ from typing import Optional
 
 import pyarrow as pa
 
+from ..errors import Errors
 from ..resources import model_name, offline_environment
 from ..terminal import warnings_as_lines
 from ..tokens import Document
@@ -99,6 +100,13 @@ class ChunkResult:
     chunk: Chunk
     table: pa.Table
     stats: Optional[WorkerStats] = None  # None: the worker died, nothing to report
+
+
+def crashed(chunk: Chunk, reason: str) -> ChunkResult:
+    """The rows of a chunk whose worker died with it: each document failed with E321."""
+    docs = [Document.failed(d, t if isinstance(t, str) else "", Errors.E321.format(reason=reason))
+            for d, t in zip(chunk.ids, chunk.texts)]
+    return ChunkResult(chunk, documents_to_table(docs))
 
 
 def limit_threads(threads: int) -> None:

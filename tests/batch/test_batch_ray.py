@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from logicparse.batch import read_manifest, read_shards
-from logicparse.batch.raydata import RayEngine
-from logicparse.batch.worker import Chunk, WorkerSpec
+from logicparse.batch.ray_engine import RayEngine
+from logicparse.batch.worker import Chunk, ChunkAnnotator, WorkerSpec
 from logicparse.cli import _register, app
 
 FIX = Path(__file__).parents[1] / "fixtures" / "batch"
@@ -101,7 +101,7 @@ def test_a_local_ray_that_takes_another_address_is_stopped():
 
     from ray._private import ray_constants
 
-    from logicparse.batch.raydata import _start_on_loopback
+    from logicparse.batch.ray_engine import _start_on_loopback
     from logicparse.errors import LogicparseError
 
     calls, before = [], ray_constants.ENABLE_RAY_CLUSTER
@@ -114,3 +114,86 @@ def test_a_local_ray_that_takes_another_address_is_stopped():
         _start_on_loopback(fake, 1)
     assert calls == [("init", "127.0.0.1", False), ("shutdown",)]
     assert ray_constants.ENABLE_RAY_CLUSTER == before
+
+
+@pytest.fixture(scope="module")
+def local_ray(tmp_path_factory):
+    """One local Ray instance of 2 CPUs for the fault tests (starting Ray takes seconds); the
+    workers find the fake pipeline through PYTHONPATH, which they inherit at Ray's start."""
+    import ray
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(FIX), os.environ.get("PYTHONPATH")])))
+    mp.setenv("LOGICPARSE_TEST_DIED", str(tmp_path_factory.mktemp("died") / "mark"))
+    engine = RayEngine(WorkerSpec(senses=None, factory="fake_pipeline:flat"), workers=2)
+    engine._init()
+    yield ray
+    engine._started_here = True
+    engine.close()
+    mp.undo()
+
+
+TEXTS = ("We stay because it rains.", "Either we leave or we stay.", "If it rains, we stay.",
+         "It rains but we go.", "We go, so it rains.")
+
+
+def _results(engine, texts):
+    chunks = [Chunk(0, 0, ("a", "b", "c"), texts[:3]), Chunk(1, 0, ("d", "e"), texts[3:])]
+    return sorted(engine.run(chunks), key=lambda r: (r.chunk.shard, r.chunk.start))
+
+
+def _rows(engine, texts):
+    return [row for r in _results(engine, texts) for row in r.table.to_pylist()]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_an_actor_that_dies_has_its_chunk_redone_whole_with_the_same_rows(local_ray, monkeypatch):
+    """A node that goes away mid-chunk: the chunk runs again, whole (its documents keep their
+    company), on an actor Ray restarts or another one, and its rows are an undisturbed run's."""
+    texts = (TEXTS[0], TEXTS[1] + " DIE_ONCE", *TEXTS[2:])
+    monkeypatch.syspath_prepend(str(FIX))
+    here = ChunkAnnotator(WorkerSpec(senses=None, factory="fake_pipeline:flat"))
+    expected = [row for c in [Chunk(0, 0, ("a", "b", "c"), texts[:3]), Chunk(1, 0, ("d", "e"), texts[3:])]
+                for row in here(c).table.to_pylist()]
+    results = _results(RayEngine(WorkerSpec(senses=None, factory="fake_pipeline:dies_once"),
+                                 workers=2), texts)
+    assert os.path.exists(os.environ["LOGICPARSE_TEST_DIED"])  # an actor did die
+    assert [(r.chunk.shard, r.chunk.start, r.table.num_rows) for r in results] == [(0, 0, 3), (1, 0, 2)]
+    rows = [row for r in results for row in r.table.to_pylist()]
+    assert [r["id"] for r in rows] == ["a", "b", "c", "d", "e"]
+    assert all(r["error"] is None for r in rows) and rows == expected
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_a_document_that_kills_every_actor_gets_an_error_row_alone(local_ray):
+    spec = WorkerSpec(senses=None, factory="fake_pipeline:flat")
+    texts = (TEXTS[0], "It rains. KILL_THE_WORKER now.", *TEXTS[2:])
+    rows = {r["id"]: r for r in _rows(RayEngine(spec, workers=2), texts)}
+    assert sorted(rows) == ["a", "b", "c", "d", "e"]
+    assert rows["b"]["error"].startswith("[E321]") and rows["b"]["tokens"] == []
+    # Its chunk-mates were retried one by one and annotated for real.
+    for doc in "acde":
+        assert rows[doc]["error"] is None and rows[doc]["tokens"], doc
+    assert {x["relation"] for x in rows["a"]["relations"]} == {"causal"}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_workers_that_cannot_load_the_models_stop_the_run_with_the_reason(local_ray):
+    from logicparse.errors import LogicparseError
+
+    engine = RayEngine(WorkerSpec(senses=None, factory="fake_pipeline:cannot_load"), workers=2)
+    with pytest.raises(LogicparseError, match=r"^\[E351\] .*the model file is missing"):
+        list(engine.run([Chunk(0, 0, ("a",), (TEXTS[0],))]))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_a_coded_load_error_reaches_the_user_as_it_is(local_ray):
+    from logicparse.errors import LogicparseError
+
+    engine = RayEngine(WorkerSpec(senses=None, factory="fake_pipeline:coded_load_error"), workers=1)
+    with pytest.raises(LogicparseError, match=r"^\[E101\] "):
+        list(engine.run([Chunk(0, 0, ("a",), (TEXTS[0],))]))
