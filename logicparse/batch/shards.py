@@ -55,7 +55,8 @@ def documents_to_table(docs: Sequence[Document]) -> pa.Table:
 
 def conform(table: pa.Table) -> pa.Table:
     """``table`` with exactly ARROW_SCHEMA (columns in order, schema metadata restored): tables
-    that went through another system (Ray Data) may have lost the metadata."""
+    that went through another system (Ray's transport, a user's tool) may have lost the
+    metadata."""
     table = table.select(ARROW_SCHEMA.names)
     if not table.schema.equals(ARROW_SCHEMA, check_metadata=False):
         table = table.cast(ARROW_SCHEMA)

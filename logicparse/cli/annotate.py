@@ -22,7 +22,7 @@ def annotate(
                                 help="Worker processes (local) or actors (ray), each loading the "
                                 "models once."),
     engine: str = typer.Option("local", "--engine", help="local: processes on this machine; "
-                               "ray: Ray Data map_batches over an actor pool."),
+                               "ray: Ray actors, on this machine or a cluster (--ray-address)."),
     ray_address: Optional[str] = typer.Option(
         None, "--ray-address", help="Existing Ray cluster ('auto', ray://host:10001); default: "
         "a local Ray instance with --workers CPUs, listening on 127.0.0.1 only."),
