@@ -20,7 +20,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Iterable, Iterator, Optional
 
 from .worker import (Chunk, ChunkAnnotator, ChunkResult, WorkerSpec, crashed, limit_threads,
-                     needs_preparing, prepare)
+                     prepare_first_run)
 
 _ANNOTATOR: Optional[ChunkAnnotator] = None
 _INIT_ERROR: Optional[BaseException] = None
@@ -73,19 +73,7 @@ class LocalEngine:
                                    initializer=_init_worker, initargs=(self.spec,))
 
     def prepare(self) -> None:
-        """On a first run (no cache records yet) one process loads the models with PyTorch and
-        leaves the records before the workers start, so that each worker loads from the cache
-        without PyTorch: about 0.7 GB a worker instead of 1.2 (docs/batch.md)."""
-        if needs_preparing(self.spec):
-            process = multiprocessing.get_context("spawn").Process(
-                target=prepare, args=(self.spec,), name="logicparse-prepare")
-            process.start()
-            try:
-                process.join()
-            except BaseException:  # Ctrl-C: the run stops, and so does the preparing
-                process.terminate()
-                process.join()
-                raise
+        prepare_first_run(self.spec)
 
     def run(self, chunks: Iterable[Chunk]) -> Iterator[ChunkResult]:
         """Results as they complete (not in order: the caller assembles shards)."""

@@ -28,7 +28,7 @@ from collections import Counter, deque
 from typing import Iterable, Iterator, Optional
 
 from ..errors import Errors, LogicparseError
-from .worker import Chunk, ChunkAnnotator, ChunkResult, WorkerSpec, crashed
+from .worker import Chunk, ChunkAnnotator, ChunkResult, WorkerSpec, crashed, prepare_first_run
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +45,7 @@ class _Actor:
         # Ray's traceback, and the driver tells the user what went wrong, as the local engine does.
         self.error: Optional[Exception] = None
         try:
+            prepare_first_run(spec)  # on each machine of a cluster, by its first actor
             self.annotator = ChunkAnnotator(spec)
         except Exception as e:  # noqa: BLE001 - whatever it is, the run stops with it
             self.error = e

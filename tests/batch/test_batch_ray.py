@@ -125,6 +125,7 @@ def local_ray(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(FIX), os.environ.get("PYTHONPATH")])))
     mp.setenv("LOGICPARSE_TEST_DIED", str(tmp_path_factory.mktemp("died") / "mark"))
+    mp.setenv("LOGICPARSE_CACHE", str(tmp_path_factory.mktemp("cache")))  # a first run
     engine = RayEngine(WorkerSpec(senses=None, factory="fake_pipeline:flat"), workers=2)
     engine._init()
     yield ray
@@ -197,3 +198,19 @@ def test_a_coded_load_error_reaches_the_user_as_it_is(local_ray):
     engine = RayEngine(WorkerSpec(senses=None, factory="fake_pipeline:coded_load_error"), workers=1)
     with pytest.raises(LogicparseError, match=r"^\[E101\] "):
         list(engine.run([Chunk(0, 0, ("a",), (TEXTS[0],))]))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_actors_on_a_first_run_prepare_the_cache_and_load_without_pytorch(local_ray):
+    """On an empty cache the first actor of a machine has the models exported and recorded by a
+    process of its own, so that every actor then loads from the cache (about 0.7 GB, not 1.2)."""
+    from logicparse.batch.worker import needs_preparing
+
+    spec = WorkerSpec(senses=None)
+    assert needs_preparing(spec)  # the fixture's empty cache
+    (result,) = RayEngine(spec, workers=2).run([Chunk(0, 0, ("a",), (TEXTS[0],))])
+    assert not needs_preparing(spec)
+    assert result.table.column("error").to_pylist() == [None]
+    # Loaded with PyTorch the actor peaks at about 830 MB here; from the cache, about 330.
+    assert "(int8)" in result.stats.parser and result.stats.peak_rss_mb < 600
