@@ -255,7 +255,7 @@ class Errors(metaclass=_WithCodes):
     E344 = ("Ray {version} gave the local instance the address {address}, not loopback: its servers would run code for "
             "anyone who reaches them, so it was stopped. Use --engine local, or start Ray on a firewalled network yourself and pass --ray-address.")
     W310 = "Shard {file} does not match manifest.json ({reason}): annotating it again."
-    W312 = "No Ray worker has started for a minute: the cluster has no free CPU for {workers} worker(s) of {threads} CPU(s). Check `ray status`, or pass fewer --workers."
+    W312 = "No Ray worker has been ready for a minute: the first run on a machine prepares the models (minutes), or the cluster has no free CPU for {workers} worker(s) of {threads} CPU(s) (check `ray status`; pass fewer --workers)."
     W311 = ("{n} document ids occur more than once (first: {examples}). Every record still gets "
             "its row, but `logicparse shards show --id` finds only the first: give each record a "
             "unique id (--id-field).")

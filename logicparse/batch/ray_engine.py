@@ -3,8 +3,9 @@
 Each actor is a :class:`~logicparse.batch.worker.ChunkAnnotator` and returns a chunk's
 :class:`~logicparse.batch.worker.ChunkResult`, so a document is parsed in the same company as with
 the local engine and the rows come out identical; the driver assembles and writes the shards with
-the same code. The driver keeps two chunks in flight per actor, so that an actor never waits for
-the driver between chunks, and reads the corpus as it goes (memory stays flat).
+the same code. The driver gives each actor one chunk at a time (a call's round trip is about a
+millisecond against a chunk's second, and a second chunk waiting on one actor would leave the
+others idle at the end) and reads the corpus as it goes, so its memory stays flat.
 
 Plain actors, not Ray Data's ``map_batches``: on this project's 2-core machine Ray Data's
 executor and its statistics and autoscaling actors took CPU from the actors (docs/ray.md).
@@ -12,17 +13,19 @@ executor and its statistics and autoscaling actors took CPU from the actors (doc
 ``address=None`` starts a local Ray instance with ``workers`` CPUs whose servers listen on loopback
 only; ``"auto"`` or ``ray://host:10001`` joins an existing cluster.
 
-When an actor dies (its node is gone, or native code crashed): its chunks go back to the queue at
-once for the other actors, and Ray restarts it (``max_restarts=-1``) wherever a CPU frees up; it
-takes work again once it answers. A chunk that was in flight on two actors that died is retried one
-document at a time, each alone on an actor, as with the local engine; a document that kills an
-actor alone gets a row with ``error`` filled (E321) and the run goes on.
+When an actor dies (its node is gone, or native code crashed), its chunk goes back to the queue
+for the other actors, the idle ones are asked again whether they are alive before they get work,
+and Ray restarts the dead one (``max_restarts=-1``) wherever a CPU frees up; it takes work again
+once it answers. A chunk whose actor died twice is retried one document at a time, and a document
+that kills its actor alone gets a row with ``error`` filled (E321), as with the local engine. A
+result lost with its node is redone.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import logging
+import re
 import time
 from collections import Counter, deque
 from typing import Iterable, Iterator, Optional
@@ -33,8 +36,9 @@ from .worker import Chunk, ChunkAnnotator, ChunkResult, WorkerSpec, crashed, pre
 logger = logging.getLogger(__name__)
 
 _LOOPBACK = "127.0.0.1"
-PER_ACTOR = 1  # chunks in flight per actor
-WAIT_WARNING_S = 60.0  # no actor ready for this long: say that the cluster has no free CPU
+WAIT_WARNING_S = 60.0  # no actor ready for this long: say so, and why it may be
+REPROBE_S = 1.0  # an actor Ray is starting again is asked again this long after it said so
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # Ray colours its tracebacks
 
 
 class _Actor:
@@ -89,90 +93,84 @@ class RayEngine:
 
     def run(self, chunks: Iterable[Chunk]) -> Iterator[ChunkResult]:
         """Results as they complete (not in order: the caller assembles shards)."""
-        source = iter(chunks)
-        first = next(source, None)
-        if first is None:
+        work = _Work(chunks)
+        if not work.left():
             return
         ray = self._init()
-        from ray.exceptions import RayActorError, RayTaskError
+        from ray.exceptions import ObjectLostError, RayActorError, RayTaskError
 
         remote = ray.remote(num_cpus=self.spec.threads, max_restarts=-1, max_task_retries=0)
         self._actors = [remote(_Actor).remote(self.spec) for _ in range(self.workers)]
-        queue: deque[Chunk] = deque([first])
-        probes = {a.ready.remote(): a for a in self._actors}  # actors not (or no longer) ready
-        ready: dict = {}  # actor -> its futures in flight
+        probes = {a.ready.remote(): a for a in self._actors}  # actors not known to be alive
+        later: dict = {}  # actor -> when to ask it again (Ray is restarting it)
+        busy: dict = {}  # actor known to be alive -> its future in flight, or None
         pending: dict = {}  # future -> (actor, chunk)
-        deaths: Counter = Counter()  # (shard, start, size) -> actors that died holding it
-        waiting_since = time.monotonic()
+        alone_since = time.monotonic()
+
+        def suspect(actor) -> None:
+            """After a death: that actor and every idle one are asked before they get work."""
+            for a in [actor] + [a for a, f in busy.items() if f is None]:
+                if a in busy:
+                    del busy[a]
+                    probes[a.ready.remote()] = a
+
         try:
             while True:
-                self._dispatch(source, queue, ready, pending)
-                if not pending and not queue:
+                for actor in [a for a, f in busy.items() if f is None]:
+                    chunk = work.take()
+                    if chunk is None:
+                        break
+                    future = actor.annotate.remote(chunk)
+                    busy[actor], pending[future] = future, (actor, chunk)
+                if not pending and not work.left():
                     return
-                done, _ = ray.wait([*pending, *probes], num_returns=1,
-                                   timeout=None if ready else WAIT_WARNING_S)
+                now = time.monotonic()
+                for actor in [a for a, t in later.items() if t <= now]:
+                    del later[actor]
+                    probes[actor.ready.remote()] = actor
+                timeout = max(0.0, min([t - now for t in later.values()] + [WAIT_WARNING_S]))
+                if busy:
+                    alone_since = now
+                elif now - alone_since >= WAIT_WARNING_S:
+                    logger.warning(Errors.W312.format(workers=self.workers,
+                                                      threads=self.spec.threads))
+                    alone_since = now
+                if not (pending or probes):
+                    time.sleep(timeout)
+                    continue
+                done, _ = ray.wait([*pending, *probes], num_returns=1, timeout=timeout)
                 if not done:
-                    if time.monotonic() - waiting_since >= WAIT_WARNING_S:
-                        logger.warning(Errors.W312.format(workers=self.workers, threads=self.spec.threads))
-                        waiting_since = time.monotonic()
                     continue
                 (future,) = done
                 if future in probes:
                     actor = probes.pop(future)
                     try:
                         ray.get(future)
-                    except RayActorError:  # died while starting: Ray starts it again
-                        probes[actor.ready.remote()] = actor
-                        continue
+                        busy[actor] = None
                     except RayTaskError as e:
                         raise _load_error(e.cause) from None
-                    ready[actor] = set()
+                    except RayActorError as e:
+                        if e.actor_init_failed:  # not a Python error of ours: unpickling, a kill
+                            raise _load_error(RuntimeError(_ANSI.sub("", str(e)))) from None
+                        # Ray is starting it again (or cannot, for want of a CPU: W312).
+                        later[actor] = time.monotonic() + REPROBE_S
                     continue
                 actor, chunk = pending.pop(future)
                 try:
                     result = ray.get(future)
-                except RayActorError:
-                    if actor in ready:  # its other chunks fail too: those come back here as well
-                        del ready[actor]
-                        probes[actor.ready.remote()] = actor
-                        waiting_since = time.monotonic()
-                    yield from self._after_death(chunk, queue, deaths)
+                except RayActorError as e:
+                    suspect(actor)
+                    yield from work.after_death(chunk, counted=not getattr(e, "preempted", False))
                     continue
-                ready.get(actor, set()).discard(future)
+                except ObjectLostError:  # its node went away with the result
+                    suspect(actor)
+                    work.again(chunk)
+                    continue
+                if busy.get(actor) is future:
+                    busy[actor] = None
                 yield result
         finally:  # Ray itself stays up until close(): the caller may run more
             self._stop_actors()
-
-    def _dispatch(self, source, queue: deque, ready: dict, pending: dict) -> None:
-        """Give every ready actor work up to ``PER_ACTOR`` chunks; a chunk retried one document at
-        a time runs alone on an idle actor, so that the actor's death names its document."""
-        for actor, flying in ready.items():
-            while len(flying) < PER_ACTOR and not any(pending[f][1].isolated for f in flying):
-                if not queue:
-                    chunk = next(source, None)
-                    if chunk is None:
-                        return
-                    queue.append(chunk)
-                if queue[0].isolated and flying:
-                    break
-                chunk = queue.popleft()
-                future = actor.annotate.remote(chunk)
-                pending[future] = (actor, chunk)
-                flying.add(future)
-
-    @staticmethod
-    def _after_death(chunk: Chunk, queue: deque, deaths: Counter) -> Iterator[ChunkResult]:
-        if chunk.isolated:
-            yield crashed(chunk, "its Ray actor died")
-            return
-        key = (chunk.shard, chunk.start, len(chunk.ids))
-        deaths[key] += 1
-        if deaths[key] == 1:  # most often a node that went away: the chunk is retried whole
-            queue.appendleft(chunk)
-            return
-        errors = chunk.errors or (None,) * len(chunk.ids)
-        queue.extend(Chunk(chunk.shard, chunk.start + i, (d,), (t,), True, (e,))
-                     for i, (d, t, e) in enumerate(zip(chunk.ids, chunk.texts, errors)))
 
     def _stop_actors(self) -> None:
         actors, self._actors = self._actors, []
@@ -189,6 +187,44 @@ class RayEngine:
 
             ray.shutdown()
             self._started_here = False
+
+
+class _Work:
+    """The chunks still to run: the corpus read as it goes, and chunks to run again."""
+
+    def __init__(self, chunks: Iterable[Chunk]):
+        self.source = iter(chunks)
+        self.queue: deque[Chunk] = deque()
+        self.deaths: Counter = Counter()  # (shard, start, size) -> actors that died holding it
+
+    def left(self) -> bool:
+        if not self.queue:
+            chunk = next(self.source, None)
+            if chunk is not None:
+                self.queue.append(chunk)
+        return bool(self.queue)
+
+    def take(self) -> Optional[Chunk]:
+        return self.queue.popleft() if self.left() else None
+
+    def again(self, chunk: Chunk) -> None:
+        self.queue.appendleft(chunk)
+
+    def after_death(self, chunk: Chunk, counted: bool = True) -> Iterator[ChunkResult]:
+        """An isolated document's row with E321; else the chunk again, whole the first time (most
+        often a node that went away), one document at a time the second."""
+        if chunk.isolated and counted:
+            yield crashed(chunk, "its Ray actor died")
+            return
+        key = (chunk.shard, chunk.start, len(chunk.ids))
+        self.deaths[key] += int(counted)
+        if chunk.isolated or self.deaths[key] < 2:
+            self.again(chunk)
+            return
+        errors = chunk.errors or (None,) * len(chunk.ids)
+        self.queue.extendleft(reversed([
+            Chunk(chunk.shard, chunk.start + i, (d,), (t,), True, (e,))
+            for i, (d, t, e) in enumerate(zip(chunk.ids, chunk.texts, errors))]))
 
 
 def _load_error(cause: BaseException) -> Exception:

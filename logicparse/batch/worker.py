@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib
+import logging
 import multiprocessing
 import os
 import resource
@@ -243,19 +244,25 @@ def prepare_first_run(spec: WorkerSpec) -> None:
         return
     from ..onnx_export import cache_dir, locked
 
-    cache_dir().mkdir(parents=True, exist_ok=True)
-    with locked(cache_dir() / "prepare.lock"):
-        if not needs_preparing(spec):
-            return
-        process = multiprocessing.get_context("spawn").Process(
-            target=prepare, args=(spec,), name="logicparse-prepare")
-        process.start()
-        try:
-            process.join()
-        except BaseException:  # Ctrl-C: the run stops, and so does the preparing
-            process.terminate()
-            process.join()
-            raise
+    try:
+        cache_dir().mkdir(parents=True, exist_ok=True)
+        with locked(cache_dir() / "prepare.lock"):
+            if needs_preparing(spec):
+                _prepare_in_child(spec)
+    except OSError as e:  # a cache that cannot be written (or locked): the workers load with PyTorch
+        logging.getLogger(__name__).info("the cache is not prepared (%s)", e)
+
+
+def _prepare_in_child(spec: WorkerSpec) -> None:
+    process = multiprocessing.get_context("spawn").Process(
+        target=prepare, args=(spec,), name="logicparse-prepare")
+    process.start()
+    try:
+        process.join()
+    except BaseException:  # Ctrl-C: the run stops, and so does the preparing
+        process.terminate()
+        process.join()
+        raise
 
 
 def prepare(spec: WorkerSpec) -> None:

@@ -37,3 +37,15 @@ def test_a_run_prepares_before_its_workers_start(monkeypatch):
     with pytest.raises(RuntimeError, match="prepared"):
         next(engine.run([]))
     assert calls == [None]  # no pool yet
+
+
+def test_a_cache_that_cannot_be_written_is_not_prepared_and_the_run_goes_on(tmp_path, monkeypatch):
+    """The workers then load the models with PyTorch, as before there was a preparing step."""
+    from logicparse.batch.worker import prepare_first_run
+
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("LOGICPARSE_CACHE", str(tmp_path / "file" / "cache"))
+    spec = WorkerSpec()
+    assert needs_preparing(spec)
+    prepare_first_run(spec)  # no error, no process started
+    assert needs_preparing(spec)

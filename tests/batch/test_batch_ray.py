@@ -153,13 +153,16 @@ def test_an_actor_that_dies_has_its_chunk_redone_whole_with_the_same_rows(local_
     """A node that goes away mid-chunk: the chunk runs again, whole (its documents keep their
     company), on an actor Ray restarts or another one, and its rows are an undisturbed run's."""
     texts = (TEXTS[0], TEXTS[1] + " DIE_ONCE", *TEXTS[2:])
+    mark = os.environ["LOGICPARSE_TEST_DIED"]
+    if os.path.exists(mark):  # a rerun in this session: die again
+        os.remove(mark)
     monkeypatch.syspath_prepend(str(FIX))
     here = ChunkAnnotator(WorkerSpec(senses=None, factory="fake_pipeline:flat"))
     expected = [row for c in [Chunk(0, 0, ("a", "b", "c"), texts[:3]), Chunk(1, 0, ("d", "e"), texts[3:])]
                 for row in here(c).table.to_pylist()]
     results = _results(RayEngine(WorkerSpec(senses=None, factory="fake_pipeline:dies_once"),
                                  workers=2), texts)
-    assert os.path.exists(os.environ["LOGICPARSE_TEST_DIED"])  # an actor did die
+    assert os.path.exists(mark)  # an actor did die
     assert [(r.chunk.shard, r.chunk.start, r.table.num_rows) for r in results] == [(0, 0, 3), (1, 0, 2)]
     rows = [row for r in results for row in r.table.to_pylist()]
     assert [r["id"] for r in rows] == ["a", "b", "c", "d", "e"]
@@ -178,6 +181,21 @@ def test_a_document_that_kills_every_actor_gets_an_error_row_alone(local_ray):
     for doc in "acde":
         assert rows[doc]["error"] is None and rows[doc]["tokens"], doc
     assert {x["relation"] for x in rows["a"]["relations"]} == {"causal"}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_a_lone_actor_killed_by_the_last_document_of_a_chunk_goes_on_to_the_next(local_ray):
+    """One actor: once the document that kills it is isolated, the actor is restarting when its
+    row is written, and the chunks not yet read must still be run."""
+    spec = WorkerSpec(senses=None, factory="fake_pipeline:flat")
+    chunks = [Chunk(0, 0, ("a", "b"), (TEXTS[0], "It rains. KILL_THE_WORKER now.")),
+              Chunk(0, 2, ("c",), (TEXTS[2],)), Chunk(1, 0, ("d", "e"), TEXTS[3:])]
+    rows = {row["id"]: row for r in RayEngine(spec, workers=1).run(chunks)
+            for row in r.table.to_pylist()}
+    assert sorted(rows) == ["a", "b", "c", "d", "e"]
+    assert rows["b"]["error"].startswith("[E321]")
+    assert all(rows[doc]["error"] is None and rows[doc]["tokens"] for doc in "acde")
 
 
 @pytest.mark.slow
