@@ -17,8 +17,8 @@ When an actor dies (its node is gone, or native code crashed), its chunk goes ba
 for the other actors, the idle ones are asked again whether they are alive before they get work,
 and Ray restarts the dead one (``max_restarts=-1``) wherever a CPU frees up; it takes work again
 once it answers. A chunk whose actor died twice is retried one document at a time, and a document
-that kills its actor alone gets a row with ``error`` filled (E321), as with the local engine. A
-result lost with its node is redone.
+that kills its actor twice alone gets a row with ``error`` filled (E321), as with the local
+engine. A result lost with its node is redone.
 """
 
 from __future__ import annotations
@@ -70,6 +70,8 @@ class RayEngine:
     name = "ray"
 
     def __init__(self, spec: WorkerSpec, workers: int = 1, address: Optional[str] = None):
+        if workers < 1:
+            raise LogicparseError(Errors.E317.format(name="workers", value=workers))
         self.spec, self.workers, self.address = spec, workers, address
         self._started_here = False
         self._actors: list = []
@@ -105,7 +107,7 @@ class RayEngine:
         later: dict = {}  # actor -> when to ask it again (Ray is restarting it)
         busy: dict = {}  # actor known to be alive -> its future in flight, or None
         pending: dict = {}  # future -> (actor, chunk)
-        alone_since = time.monotonic()
+        alone_since: Optional[float] = None  # since when no actor has been ready
 
         def suspect(actor) -> None:
             """After a death: that actor and every idle one are asked before they get work."""
@@ -128,17 +130,22 @@ class RayEngine:
                 for actor in [a for a, t in later.items() if t <= now]:
                     del later[actor]
                     probes[actor.ready.remote()] = actor
-                timeout = max(0.0, min([t - now for t in later.values()] + [WAIT_WARNING_S]))
                 if busy:
+                    alone_since = None
+                elif alone_since is None:
                     alone_since = now
-                elif now - alone_since >= WAIT_WARNING_S:
+                elif alone_since + WAIT_WARNING_S <= now:
                     logger.warning(Errors.W312.format(workers=self.workers,
                                                       threads=self.spec.threads))
                     alone_since = now
+                due = [t - now for t in later.values()]
+                due += [alone_since + WAIT_WARNING_S - now] if alone_since is not None else []
+                timeout = max(0.0, min(due + [WAIT_WARNING_S]))
                 if not (pending or probes):
                     time.sleep(timeout)
                     continue
-                done, _ = ray.wait([*pending, *probes], num_returns=1, timeout=timeout)
+                # Probes first: ray.wait returns in list order, and a restarted actor should get work.
+                done, _ = ray.wait([*probes, *pending], num_returns=1, timeout=timeout)
                 if not done:
                     continue
                 (future,) = done
@@ -195,7 +202,7 @@ class _Work:
     def __init__(self, chunks: Iterable[Chunk]):
         self.source = iter(chunks)
         self.queue: deque[Chunk] = deque()
-        self.deaths: Counter = Counter()  # (shard, start, size) -> actors that died holding it
+        self.deaths: Counter = Counter()  # chunk -> actors that died holding it
 
     def left(self) -> bool:
         if not self.queue:
@@ -211,15 +218,16 @@ class _Work:
         self.queue.appendleft(chunk)
 
     def after_death(self, chunk: Chunk, counted: bool = True) -> Iterator[ChunkResult]:
-        """An isolated document's row with E321; else the chunk again, whole the first time (most
-        often a node that went away), one document at a time the second."""
-        if chunk.isolated and counted:
-            yield crashed(chunk, "its Ray actor died")
-            return
-        key = (chunk.shard, chunk.start, len(chunk.ids))
+        """The chunk again: whole the first time (most often a node that went away), one document
+        at a time the second; a document alone gets a row with E321 at its second death (a node
+        that went away can take several documents alone with it, and only one may be at fault)."""
+        key = (chunk.shard, chunk.start, len(chunk.ids), chunk.isolated)
         self.deaths[key] += int(counted)
-        if chunk.isolated or self.deaths[key] < 2:
+        if self.deaths[key] < 2:
             self.again(chunk)
+            return
+        if chunk.isolated:
+            yield crashed(chunk, "a Ray actor")
             return
         errors = chunk.errors or (None,) * len(chunk.ids)
         self.queue.extendleft(reversed([

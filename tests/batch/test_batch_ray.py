@@ -232,3 +232,10 @@ def test_actors_on_a_first_run_prepare_the_cache_and_load_without_pytorch(local_
     assert result.table.column("error").to_pylist() == [None]
     # Loaded with PyTorch the actor peaks at about 830 MB here; from the cache, about 330.
     assert "(int8)" in result.stats.parser and result.stats.peak_rss_mb < 600
+
+
+def test_no_workers_is_refused_before_ray_starts():
+    from logicparse.errors import LogicparseError
+
+    with pytest.raises(LogicparseError, match=r"^\[E317\] workers must be at least 1, got 0"):
+        RayEngine(WorkerSpec(senses=None, factory="fake_pipeline:flat"), workers=0)
