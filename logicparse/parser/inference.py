@@ -46,7 +46,10 @@ class SpanParser:
     each span, tag id of each word or None), as :mod:`runtime` describes."""
 
     batch_size = 64
-    subbatch_max_tokens = 2000  # word pieces per network call (benepar's sub-batches)
+    # Word pieces per network call (benepar's sub-batches). On a CPU small calls are faster and
+    # peak lower (docs/parser.md: 2,000 -> 500 took 1.12x off annotation, 60 MB off a worker);
+    # a GPU keeps benepar's 2,000 (loading.py), where large calls fill the device.
+    subbatch_max_tokens = 500
 
     def _setup(self, *, path: Path, name: str, metrics: dict, network, subwords, labels: list,
                tags: list, force_root: bool, span_bias: float, max_subwords: int,

@@ -70,17 +70,25 @@ def _installed_benepar_models() -> list[str]:
                    if p.is_dir()})
 
 
+GPU_SUBBATCH_TOKENS = 2000  # benepar's sub-batch size, kept where large calls fill a device
+
+
+def default_subbatch_tokens(device) -> int:
+    """Word pieces per network call: small on a CPU (faster, lower peak), benepar's elsewhere."""
+    return SpanParser.subbatch_max_tokens if str(device) == "cpu" else GPU_SUBBATCH_TOKENS
+
+
 class ChartParserModel(SpanParser):
     """A benepar ChartParser behind logicparse's ``Parser`` interface, loaded with PyTorch."""
 
     def __init__(self, path: Path, name_hint: str = "", device: str = "cpu",
-                 batch_size: int = 64, subbatch_max_tokens: int = 2000,
+                 batch_size: int = 64, subbatch_max_tokens: Optional[int] = None,
                  benepar_name: bool = False, runtime: Optional[str] = None,
                  precision: Optional[str] = None):
         import torch
 
         self.batch_size = batch_size
-        self.subbatch_max_tokens = subbatch_max_tokens
+        self.subbatch_max_tokens = subbatch_max_tokens or default_subbatch_tokens(device)
         # The benepar ChartParser itself: calibration and export work on it directly.
         self.chart_parser, meta = load_chart_parser(Path(path), name_hint, benepar_name)
         cp = self.chart_parser

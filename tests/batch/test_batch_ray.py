@@ -200,21 +200,15 @@ def test_a_lone_actor_killed_by_the_last_document_of_a_chunk_goes_on_to_the_next
 
 @pytest.mark.slow
 @pytest.mark.timeout(120)
-def test_workers_that_cannot_load_the_models_stop_the_run_with_the_reason(local_ray):
+@pytest.mark.parametrize("factory,message", [
+    ("cannot_load", r"^\[E351\] .*OSError: injected: the model file is missing"),
+    ("coded_load_error", r"^\[E101\] Parser model at /nowhere")])  # a logicparse error as it is
+def test_workers_that_cannot_load_the_models_stop_the_run_with_the_reason(local_ray, factory,
+                                                                          message):
     from logicparse.errors import LogicparseError
 
-    engine = RayEngine(WorkerSpec(senses=None, factory="fake_pipeline:cannot_load"), workers=2)
-    with pytest.raises(LogicparseError, match=r"^\[E351\] .*the model file is missing"):
-        list(engine.run([Chunk(0, 0, ("a",), (TEXTS[0],))]))
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(120)
-def test_a_coded_load_error_reaches_the_user_as_it_is(local_ray):
-    from logicparse.errors import LogicparseError
-
-    engine = RayEngine(WorkerSpec(senses=None, factory="fake_pipeline:coded_load_error"), workers=1)
-    with pytest.raises(LogicparseError, match=r"^\[E101\] "):
+    engine = RayEngine(WorkerSpec(senses=None, factory=f"fake_pipeline:{factory}"), workers=2)
+    with pytest.raises(LogicparseError, match=message):
         list(engine.run([Chunk(0, 0, ("a",), (TEXTS[0],))]))
 
 

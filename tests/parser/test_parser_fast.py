@@ -161,3 +161,23 @@ def test_releasing_freed_memory_is_harmless_without_glibc(monkeypatch):
 
     monkeypatch.setattr(ctypes, "CDLL", no_libc)
     release_freed_memory()  # macOS, musl, Windows: nothing to do, no error
+
+
+def test_a_cpu_parser_calls_its_network_with_small_sub_batches_and_the_same_trees(monkeypatch):
+    """On a CPU 500 word pieces a network call (faster, a lower peak than benepar's 2,000, which a
+    GPU keeps), and the trees do not depend on it: the int8 network quantizes each token alone."""
+    from logicparse.parser.loading import default_subbatch_tokens
+
+    assert (default_subbatch_tokens("cpu"), default_subbatch_tokens("cuda:0")) == (500, 2000)
+    parser = load_parser("default")
+    assert parser.subbatch_max_tokens == 500
+    long = [w for _ in range(12) for w in SENTENCES[2]]  # 132 words: calls of 2 of them at 500
+    sentences = SENTENCES + [long] * 6
+    calls = []
+    network = parser.network
+    monkeypatch.setattr(parser, "network", lambda *a: calls.append(1) or network(*a))
+    small = [t.to_string() for t in parser.parse(sentences)]
+    assert len(calls) == 3
+    monkeypatch.setattr(parser, "subbatch_max_tokens", 2000)
+    calls.clear()
+    assert [t.to_string() for t in parser.parse(sentences)] == small and len(calls) == 1
