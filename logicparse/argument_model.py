@@ -182,34 +182,68 @@ class Context:
                 seen[c[0]] = c
         return list(seen.values())
 
-    def features(self, role: str, cand, code) -> list:
-        """One candidate's features; ``code(name, value)`` turns a category into its number."""
-        toks, op, level, label = cand
+    def feature_rows(self, role: str, code):
+        """The features of every candidate of ``role``, one row each, in order; ``code(name,
+        value)`` turns a category into its number (called candidate by candidate, so that codes
+        given in order of first sight are the same). The counts run over a window of token
+        positions with numpy: candidate by candidate in Python they took most of the learned
+        choice's time."""
+        import numpy as np
+
+        cands = self.candidates[role]
         rule, paper = self.rules[role], self.paper[role]
         off, n, (ks, ke) = self.off, len(self.tree.leaves), self.key
-        lo, hi, size = min(toks), max(toks), len(toks)
         tags, words, rel = self.tags, self.words, self.rel
         name = rel.relation
-        cats = (op, label, rel.keyword.lower(), name, rel.category, *self.labels,
-                op.split("+")[-1] if "+" in op else "-", f"{name}:{op.split('+')[0].split('-')[0]}",
-                tags.get(lo, "NONE"), tags.get(hi, "NONE"), tags.get(lo - 1, "NONE"),
-                tags.get(hi + 1, "NONE"))
-        return [*(code(k, v) for k, v in zip(CATEGORICAL, cats)),
-                level, int(toks == rule), int(toks == paper), _jaccard(toks, rule),
-                _jaccard(toks, paper), size, size / max(1, n), sum(x < ks for x in toks) / size,
-                sum(x >= ke for x in toks) / size, sum(x < off for x in toks) / size,
-                sum(1 for x in toks if x + 1 not in toks and x != hi),
-                ks - hi if hi < ks else -1, lo - ke if lo >= ke else -1, int(self.initial), n,
-                self.previous_length, len(toks & rule) / max(1, len(rule)), len(toks & rule) / size,
-                int(lo >= off and hi < off + n), sum(words.get(x) in SAYING for x in toks),
-                sum(tags.get(x, "").startswith("VB") for x in toks),
-                sum(tags.get(x) in ("VBD", "VBZ", "VBP", "MD") for x in toks),
-                len(toks - rule), len(rule - toks), int(words.get(off - 1) == "?"),
-                int(toks < rule), int(toks > rule)]
+        lows, highs, cat_rows = [], [], []
+        for toks, op, _, label in cands:
+            lo, hi = min(toks), max(toks)
+            lows.append(lo)
+            highs.append(hi)
+            cats = (op, label, rel.keyword.lower(), name, rel.category, *self.labels,
+                    op.split("+")[-1] if "+" in op else "-",
+                    f"{name}:{op.split('+')[0].split('-')[0]}", tags.get(lo, "NONE"),
+                    tags.get(hi, "NONE"), tags.get(lo - 1, "NONE"), tags.get(hi + 1, "NONE"))
+            cat_rows.append([code(k, v) for k, v in zip(CATEGORICAL, cats)])
+        if not cands:
+            return np.zeros((0, len(CATEGORICAL) + 27))
+        base = min(min(lows), *rule, *paper) if rule or paper else min(lows)
+        top = max(max(highs), *rule, *paper) if rule or paper else max(highs)
+        pos = np.arange(base, top + 2)  # one position past the window: never in a candidate
+        member = np.zeros((len(cands), len(pos)), dtype=bool)
+        for i, (toks, *_) in enumerate(cands):
+            member[i, np.fromiter(toks, dtype=np.int64, count=len(toks)) - base] = True
 
+        def of(tokens) -> np.ndarray:
+            v = np.zeros(len(pos), dtype=bool)
+            v[[t - base for t in tokens]] = True
+            return v
 
-def _jaccard(a: frozenset, b: frozenset) -> float:
-    return len(a & b) / len(a | b) if a or b else 1.0
+        def count(mask) -> np.ndarray:
+            return (member & mask).sum(axis=1)
+
+        def where(test) -> np.ndarray:
+            return np.array([test(int(x)) for x in pos])
+
+        lo, hi = np.array(lows), np.array(highs)
+        size = member.sum(axis=1)
+        in_rule, in_paper = count(of(rule)), count(of(paper))
+        nr, npap = len(rule), len(paper)
+        gaps = (member[:, :-1] & ~member[:, 1:]).sum(axis=1) - 1  # every run's end but hi's
+        num = np.column_stack([
+            [c[2] for c in cands], (in_rule == size) & (size == nr),
+            (in_paper == size) & (size == npap), in_rule / (size + nr - in_rule),
+            in_paper / (size + npap - in_paper), size, size / max(1, n),
+            count(pos < ks) / size, count(pos >= ke) / size, count(pos < off) / size, gaps,
+            np.where(hi < ks, ks - hi, -1), np.where(lo >= ke, lo - ke, -1),
+            np.full(len(cands), int(self.initial)), np.full(len(cands), n),
+            np.full(len(cands), self.previous_length), in_rule / max(1, nr), in_rule / size,
+            (lo >= off) & (hi < off + n), count(where(lambda x: words.get(x) in SAYING)),
+            count(where(lambda x: tags.get(x, "").startswith("VB"))),
+            count(where(lambda x: tags.get(x) in ("VBD", "VBZ", "VBP", "MD"))),
+            size - in_rule, nr - in_rule, np.full(len(cands), int(words.get(off - 1) == "?")),
+            (in_rule == size) & (size < nr), (in_rule == nr) & (size > nr)]).astype(float)
+        return np.hstack([np.array(cat_rows, dtype=float), num])
 
 
 #: Sentences beyond these keep the default's spans: candidates grow with a sentence's length and
@@ -266,14 +300,12 @@ class ArgumentModel:
         import numpy as np
 
         for role in ("alpha", "beta"):
-            rows, owner = [], []
-            for i, (_, ctx) in enumerate(found):
-                for cand in ctx.candidates[role]:
-                    rows.append(ctx.features(role, cand, self.code))
-                    owner.append((i, cand[0]))
-            if not rows:
+            owner = [(i, cand[0]) for i, (_, ctx) in enumerate(found)
+                     for cand in ctx.candidates[role]]
+            if not owner:
                 continue
-            p = self.estimators[role].predict_proba(np.asarray(rows, dtype=float))[:, 1]
+            rows = np.vstack([ctx.feature_rows(role, self.code) for _, ctx in found])
+            p = self.estimators[role].predict_proba(rows)[:, 1]
             best: dict[int, tuple[float, frozenset]] = {}
             for (i, toks), pi in zip(owner, p):
                 if i not in best or pi > best[i][0]:

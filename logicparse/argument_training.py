@@ -70,12 +70,11 @@ def fit(examples: Sequence[tuple[Context, dict]], seed: int = 0):
     for role in ("alpha", "beta"):
         rows, labels = [], []
         for ctx, gold in examples:
-            for cand in ctx.candidates[role]:
-                rows.append(ctx.features(role, cand, codes))
-                labels.append(int(cand[0] == gold[role]))
+            rows.append(ctx.feature_rows(role, codes))
+            labels += [int(cand[0] == gold[role]) for cand in ctx.candidates[role]]
         estimators[role] = HistGradientBoostingClassifier(
             **PARAMS, categorical_features=list(range(len(CATEGORICAL))),
-            random_state=seed).fit(np.asarray(rows, dtype=float), np.asarray(labels))
+            random_state=seed).fit(np.vstack(rows), np.asarray(labels))
     return estimators, codes.codes
 
 

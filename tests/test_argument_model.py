@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from logicparse import annotate_trees
-from logicparse.argument_model import (ArgumentModel, bundled_model_dir, contexts,
-                                       load_argument_model, to_ranges)
+from logicparse.argument_model import (CATEGORICAL, SAYING, ArgumentModel, bundled_model_dir,
+                                       contexts, load_argument_model, to_ranges)
 from logicparse.cli import _register, app
 from logicparse.errors import LogicparseError
 
@@ -115,8 +115,7 @@ def test_training_is_deterministic_and_its_model_loads(tmp_path):
     assert ma.codes == mb.codes and ma.codes["keyword"] == {"but": 0, "because": 1, "and": 2}
     examples = gdtb_examples(read_gdtb(GDTB, "dev"))
     for role in ("alpha", "beta"):
-        rows = np.array([ctx.features(role, c, ma.code) for ctx, _ in examples
-                         for c in ctx.candidates[role]], dtype=float)
+        rows = np.vstack([ctx.feature_rows(role, ma.code) for ctx, _ in examples])
         assert len(rows) > 3
         assert (ma.estimators[role].predict_proba(rows)
                 == mb.estimators[role].predict_proba(rows)).all()
@@ -179,3 +178,65 @@ def test_an_annotator_with_a_broken_model_fails_when_built_not_mid_run(monkeypat
             Annotator(senses=None, mapping="learned")
     finally:
         am.load_argument_model.cache_clear()
+
+
+def _jac(a, b):
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+def _reference_features(self, role: str, cand, code) -> list:
+    """The features of one candidate, written set by set as the model was first trained on."""
+    toks, op, level, label = cand
+    rule, paper = self.rules[role], self.paper[role]
+    off, n, (ks, ke) = self.off, len(self.tree.leaves), self.key
+    lo, hi, size = min(toks), max(toks), len(toks)
+    tags, words, rel = self.tags, self.words, self.rel
+    name = rel.relation
+    cats = (op, label, rel.keyword.lower(), name, rel.category, *self.labels,
+            op.split("+")[-1] if "+" in op else "-", f"{name}:{op.split('+')[0].split('-')[0]}",
+            tags.get(lo, "NONE"), tags.get(hi, "NONE"), tags.get(lo - 1, "NONE"),
+            tags.get(hi + 1, "NONE"))
+    return [*(code(k, v) for k, v in zip(CATEGORICAL, cats)),
+            level, int(toks == rule), int(toks == paper), _jac(toks, rule),
+            _jac(toks, paper), size, size / max(1, n), sum(x < ks for x in toks) / size,
+            sum(x >= ke for x in toks) / size, sum(x < off for x in toks) / size,
+            sum(1 for x in toks if x + 1 not in toks and x != hi),
+            ks - hi if hi < ks else -1, lo - ke if lo >= ke else -1, int(self.initial), n,
+            self.previous_length, len(toks & rule) / max(1, len(rule)), len(toks & rule) / size,
+            int(lo >= off and hi < off + n), sum(words.get(x) in SAYING for x in toks),
+            sum(tags.get(x, "").startswith("VB") for x in toks),
+            sum(tags.get(x) in ("VBD", "VBZ", "VBP", "MD") for x in toks),
+            len(toks - rule), len(rule - toks), int(words.get(off - 1) == "?"),
+            int(toks < rule), int(toks > rule)]
+
+
+def test_the_features_counted_over_a_window_equal_the_set_by_set_reference():
+    """Every candidate's row, on GDTB fixture documents (three sentences of context, α in the
+    sentences before, punctuation) and the sentences above, is the reference's to the last bit, so
+    the bundled model scores what it was trained on; and category codes are given in the same
+    order of first sight."""
+    import numpy as np
+
+    from logicparse.argument_training import _Codes, gdtb_examples
+    from logicparse.gdtb import read_gdtb
+    from logicparse.trees import read_tree
+
+    examples = [ctx for ctx, _ in gdtb_examples(read_gdtb(GDTB, "dev"))]
+    for text in (WHEN, BEFORE):
+        doc = annotate_trees([text])
+        examples += [ctx for _, ctx in contexts([read_tree(text)], [0], doc.tokens, doc.relations)]
+    model, seen = load_argument_model(), 0
+    for ctx in examples:
+        for role in ("alpha", "beta"):
+            cands = ctx.candidates[role]
+            want = np.array([_reference_features(ctx, role, c, model.code) for c in cands],
+                            dtype=float).reshape(len(cands), -1)
+            got = ctx.feature_rows(role, model.code)
+            assert got.shape == want.shape and (got == want).all(), (role, cands)
+            a, b = _Codes(), _Codes()
+            ctx.feature_rows(role, a)
+            for c in cands:
+                _reference_features(ctx, role, c, b)
+            assert a.codes == b.codes
+            seen += len(cands)
+    assert seen > 100
