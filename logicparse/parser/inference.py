@@ -47,7 +47,7 @@ class SpanParser:
 
     batch_size = 64
     # Word pieces per network call (benepar's sub-batches). On a CPU small calls are faster and
-    # peak lower (docs/parser.md: 2,000 -> 500 took 1.12x off annotation, 60 MB off a worker);
+    # peak lower (against 2,000: annotation 1.12x faster, a worker 60 MB less; docs/batch.md);
     # a GPU keeps benepar's 2,000 (loading.py), where large calls fill the device.
     subbatch_max_tokens = 500
 
