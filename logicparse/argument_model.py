@@ -207,8 +207,7 @@ class Context:
             cat_rows.append([code(k, v) for k, v in zip(CATEGORICAL, cats)])
         if not cands:
             return np.zeros((0, len(CATEGORICAL) + 27))
-        base = min(min(lows), *rule, *paper) if rule or paper else min(lows)
-        top = max(max(highs), *rule, *paper) if rule or paper else max(highs)
+        base, top = min([*lows, *rule, *paper]), max([*highs, *rule, *paper])
         pos = np.arange(base, top + 2)  # one position past the window: never in a candidate
         member = np.zeros((len(cands), len(pos)), dtype=bool)
         for i, (toks, *_) in enumerate(cands):
