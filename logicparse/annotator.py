@@ -166,23 +166,27 @@ def build_documents_steps(items: Sequence[tuple[str, str, list[Sentence]]],
             sentence=s, depth=depth, key=[[m.start + offset, m.end + offset]], alpha=alpha,
             beta=beta, sense_source=dec.source, confidence=float(dec.confidence)))
 
-    docs = []
-    for (doc_id, text, sentences), relations, starts in zip(items, per_doc, sent_starts):
-        tokens = [t for s in sentences for t in s.tokens]
+    all_tokens = [[t for s in sentences for t in s.tokens] for _, _, sentences in items]
+    learned: list = []  # (relation, its candidates) of every document: scored in one call
+    for (_, _, sentences), tokens, relations, starts in zip(items, all_tokens, per_doc,
+                                                             sent_starts):
         if rules == "default":
             tidy_arguments(tokens, relations)
         if mapping == "learned":
-            from .argument_model import contexts, load_argument_model
+            from .argument_model import contexts
 
-            load_argument_model().choose(tokens, contexts(
-                [s.tree for s in sentences], starts, tokens, relations))
-        docs.append(Document(
-            id=doc_id, text=text, tokens=tokens,
-            token_starts=[o for s in sentences for o in s.starts],
-            token_ends=[o for s in sentences for o in s.ends],
-            sentence_starts=starts, logic=layer_labels(len(tokens), relations),
-            relations=relations, parse=[s.bracketed for s in sentences]))
-    return docs
+            learned += contexts([s.tree for s in sentences], starts, tokens, relations)
+    if learned:
+        from .argument_model import load_argument_model
+
+        load_argument_model().choose(learned)
+    return [Document(id=doc_id, text=text, tokens=tokens,
+                     token_starts=[o for s in sentences for o in s.starts],
+                     token_ends=[o for s in sentences for o in s.ends],
+                     sentence_starts=starts, logic=layer_labels(len(tokens), relations),
+                     relations=relations, parse=[s.bracketed for s in sentences])
+            for (doc_id, text, sentences), tokens, relations, starts
+            in zip(items, all_tokens, per_doc, sent_starts)]
 
 
 def _tree_sentences(trees: Union[str, Sequence[str]]) -> list[Sentence]:

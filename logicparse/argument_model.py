@@ -10,10 +10,8 @@ Algorithm 1's are candidates too. One gradient-boosted classifier per role (trai
 annotated arguments by ``logicparse mapping train``) scores whether a candidate is exactly the
 argument, from the candidate's position and size, the tags at its edges, its agreement with the
 rules' span and the keyword, relation and tree labels; the best-scored candidate replaces the
-rules' span. Unary relations keep the rules' span.
-
-Token sets leave punctuation out (as the GDTB scorer does); the chosen set becomes token ranges
-with any punctuation between its tokens put back.
+rules' span. Unary relations keep the rules' span. Token sets leave punctuation out (as the GDTB
+scorer does); the chosen set becomes token ranges with any punctuation between its tokens put back.
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .constituents import CLAUSES, base_label, children, is_punct
+from .constituents import CLAUSES, base_label, is_punct
 from .errors import Errors, ModelLoadError
 from .mapping import keyword_node, map_keyword
 from .taxonomy import UNARY
@@ -51,106 +49,152 @@ def _ancestors(tree: ParseTree, node: int) -> list[int]:
     return out
 
 
-def _span(tree: ParseTree, node: int) -> set[int]:
-    return set(range(tree.starts[node], tree.ends[node]))
-
-
 def _tag(tree: ParseTree, i: int) -> str:
-    return base_label(tree.labels[tree.leaf_parents[i]]) if 0 <= i < len(tree.leaves) else "NONE"
+    return base_label(tree.labels[tree.leaf_parents[i]])
 
 
-def _in_sentence(tree: ParseTree, start: int, end: int, pa: int) -> tuple[list, list]:
-    """α and β candidates inside the keyword's sentence (``pa``: the keyword node's parent):
-    (tokens, op, level, label)."""
-    key = set(range(start, end))
+# A candidate's tokens are drawn as pieces, sorted ranges (a, b) (a node's span without another's
+# is at most two), and become rows of a boolean matrix: sets of Python ints took most of the
+# choice's time in long sentences.
+def _range(a: int, b: int) -> tuple:
+    return ((a, b),) if a < b else ()
+
+
+def _minus(a: int, b: int, x: int, y: int) -> tuple:
+    """The tokens [a, b) without those of [x, y)."""
+    if x >= y:
+        return _range(a, b)
+    return _range(a, min(b, x)) + _range(max(a, y), b)
+
+
+def _in_sentence(tree: ParseTree, kids: list, start: int, end: int, pa: int) -> tuple[list, list]:
+    """α and β candidates inside the keyword's sentence (``pa``: the keyword node's parent,
+    ``kids``: each node's children): (pieces, op, level, label)."""
     alpha, beta = [], []
+    starts, ends = tree.starts, tree.ends
     for level, a in enumerate(_ancestors(tree, pa if pa >= 0 else 0)):
-        s, e, label = tree.starts[a], tree.ends[a], base_label(tree.labels[a])
-        kids = children(tree, a)
-        branch = next((c for c in kids if tree.starts[c] <= start and tree.ends[c] >= end), None)
-        whole = set(range(s, e))
-        beta += [(whole - key, "key", level, label), (set(range(end, e)), "after", level, label)]
-        alpha.append((set(range(s, start)), "before", level, label))
+        s, e, label = starts[a], ends[a], base_label(tree.labels[a])
+        branch = next((c for c in kids[a] if starts[c] <= start and ends[c] >= end), None)
+        beta += [(_minus(s, e, start, end), "key", level, label),
+                 (_range(end, e), "after", level, label)]
+        alpha.append((_range(s, start), "before", level, label))
         if branch is not None:
-            own = _span(tree, branch)
-            alpha += [(whole - own, "minusbranch", level, label),
-                      (set(range(s, tree.starts[branch])), "beforebranch", level, label),
-                      (set(range(tree.ends[branch], e)), "afterbranch", level, label)]
-            beta.append((own - key, "branch", level, base_label(tree.labels[branch])))
-        for c in kids:
+            bs, be = starts[branch], ends[branch]
+            alpha += [(_minus(s, e, bs, be), "minusbranch", level, label),
+                      (_range(s, bs), "beforebranch", level, label),
+                      (_range(be, e), "afterbranch", level, label)]
+            beta.append((_minus(bs, be, start, end), "branch", level,
+                         base_label(tree.labels[branch])))
+        for c in kids[a]:
             if c == branch:
                 continue
-            own, cl = _span(tree, c), base_label(tree.labels[c])
-            alpha.append((own, "child", level, cl))
-            if tree.starts[c] >= end:
-                beta.append((set(range(end, tree.ends[c])), "tochild", level, cl))
+            cs, ce, cl = starts[c], ends[c], base_label(tree.labels[c])
+            alpha.append((_range(cs, ce), "child", level, cl))
+            if cs >= end:
+                beta.append((_range(end, ce), "tochild", level, cl))
             if cl in CLAUSES or cl == "VP":
-                for g in children(tree, c):
-                    alpha.append((own - _span(tree, g), "childminus", level,
+                for g in kids[c]:
+                    alpha.append((_minus(cs, ce, starts[g], ends[g]), "childminus", level,
                                   base_label(tree.labels[g])))
     return alpha, beta
 
 
-def _before(tree: ParseTree, back: int) -> list:
+def _before(tree: ParseTree, kids: list, back: int) -> list:
     """α candidates in the sentence ``back`` sentences before the keyword's."""
-    whole = set(range(len(tree.leaves)))
-    out = [(whole, "prevall", back, base_label(tree.labels[0]))]
+    n = len(tree.leaves)
+    out = [(_range(0, n), "prevall", back, base_label(tree.labels[0]))]
     for x in range(1, len(tree.labels)):
         label = base_label(tree.labels[x])
         if label in CLAUSES or label in ("SBAR", "VP"):
-            out.append((_span(tree, x), "prevnode", back, label))
-    for c in children(tree, 0):
-        out.append((whole - _span(tree, c), "prevminus", back, base_label(tree.labels[c])))
+            out.append((_range(tree.starts[x], tree.ends[x]), "prevnode", back, label))
+    for c in kids[0]:
+        out.append((_minus(0, n, tree.starts[c], tree.ends[c]), "prevminus", back,
+                    base_label(tree.labels[c])))
     return out
 
 
-def _variants(cands: list, tree: ParseTree) -> list:
-    """The coordinator or subordinator before a candidate added; a leading one removed."""
+def _variants(cands: list, tags: list[str]) -> list:
+    """The coordinator or subordinator before a candidate added; a leading one removed (``tags``:
+    the sentence's)."""
     out = []
-    for toks, op, level, label in cands:
-        if not toks:
+    for pieces, op, level, label in cands:
+        if not pieces:
             continue
-        lo = min(toks)
-        if lo > 0 and _tag(tree, lo - 1) in ("CC", "IN"):
-            out.append((toks | {lo - 1}, op + "+prevword", level, label))
-        if _tag(tree, lo) in ("CC", "IN", "RB") and len(toks) > 1:
-            out.append((toks - {lo}, op + "-first", level, label))
+        (lo, b), rest = pieces[0], pieces[1:]
+        if lo > 0 and tags[lo - 1] in ("CC", "IN"):
+            out.append((((lo - 1, b),) + rest, op + "+prevword", level, label))
+        if lo < len(tags) and tags[lo] in ("CC", "IN", "RB") and (b - lo > 1 or rest):
+            out.append((_range(lo + 1, b) + rest, op + "-first", level, label))
     return out
 
 
-def _lift(cands: list, offset: int, punct: set[int]) -> list:
-    """Sentence-level candidates as document-level token sets, punctuation left out."""
-    return [(frozenset(t + offset for t in toks if t + offset not in punct), op, lvl, lab)
-            for toks, op, lvl, lab in cands]
+def _children(tree: ParseTree) -> list[list[int]]:
+    kids: list[list[int]] = [[] for _ in tree.labels]
+    for x, p in enumerate(tree.parents):
+        if p >= 0:
+            kids[p].append(x)
+    return kids
+
+
+def _masks(cands: list, shift: int, keep):
+    """Candidates' pieces as rows of a boolean matrix over ``keep``'s token positions (a piece's
+    tokens start ``shift`` positions in), punctuation (``keep`` False) left out."""
+    import numpy as np
+
+    pieces = np.array([(i, a, b) for i, (own, *_) in enumerate(cands) for a, b in own],
+                      dtype=np.int64).reshape(-1, 3)
+    edges = np.zeros((len(cands), len(keep) + 1), dtype=np.int8)
+    edges[pieces[:, 0], pieces[:, 1] + shift] = 1  # a candidate's pieces neither overlap nor touch
+    edges[pieces[:, 0], pieces[:, 2] + shift] -= 1
+    return (np.cumsum(edges, axis=1)[:, :-1] > 0) & keep
 
 
 class _Sentence:
     """What every relation of one sentence shares: the tags and words of it and the two sentences
-    before it, and the α candidates those two sentences give."""
+    before it, the token window they span (one position more, never in a candidate), which of
+    its positions are punctuation, saying verbs, verbs and finite verbs, and the α candidates the
+    two sentences before give."""
 
     def __init__(self, trees: Sequence[ParseTree], starts: Sequence[int], punct: set[int],
                  sentence: int):
+        import numpy as np
+
         self.tags, self.words = {}, {}
         for k in range(sentence, max(-1, sentence - 3), -1):
             t = trees[k]
             for j, w in enumerate(t.leaves):
                 self.tags[starts[k] + j], self.words[starts[k] + j] = _tag(t, j), w.lower()
-        self.before = []
+        self.kids = _children(trees[sentence])
+        n = len(trees[sentence].leaves)
+        self.sentence_tags = [_tag(trees[sentence], j) for j in range(n)]
+        self.base = starts[max(0, sentence - 2)]
+        self.pos = np.arange(self.base, starts[sentence] + n + 1)
+        self.keep = np.array([int(x) not in punct for x in self.pos])
+        self.keep[-1] = False
+        tags = [self.tags.get(int(x), "") for x in self.pos]
+        words = [self.words.get(int(x)) for x in self.pos]
+        self.flags = np.array([[w in SAYING for w in words], [t.startswith("VB") for t in tags],
+                               [t in ("VBD", "VBZ", "VBP", "MD") for t in tags]])
+        before = []
         for back in (1, 2):
             if sentence - back >= 0:
-                self.before += _lift(_before(trees[sentence - back], back), starts[sentence - back],
-                                     punct)
+                k = sentence - back
+                before.append((_before(trees[k], _children(trees[k]), back), starts[k] - self.base))
+        self.before = [(_masks(c, shift, self.keep), [m[1:] for m in c]) for c, shift in before]
         if sentence >= 2:
-            both = set(range(starts[sentence - 2], starts[sentence])) - punct
-            self.before.append((frozenset(both), "prev2all", 2, "S"))
+            both = self.keep[None, :] & (self.pos < starts[sentence])
+            self.before.append((both, [("prev2all", 2, "S")]))
 
 
 class Context:
     """What the features of one relation's candidates read: the keyword's sentence and the two
-    before it (``shared``), the rules' and Algorithm 1's spans."""
+    before it (``shared``), the rules' and Algorithm 1's spans. A role's candidates are the rows
+    of ``masks[role]`` over the token positions ``pos``, their (op, level, label) ``meta[role]``."""
 
     def __init__(self, trees: Sequence[ParseTree], starts: Sequence[int], punct: set[int],
                  rel, sentence: int, key: tuple[int, int], shared: _Sentence):
+        import numpy as np
+
         self.rel, self.key, self.punct = rel, key, punct
         self.tree, self.off = trees[sentence], starts[sentence]
         self.tags, self.words = shared.tags, shared.words
@@ -164,85 +208,106 @@ class Context:
                        base_label(self.tree.labels[pa]) if pa >= 0 else "NONE")
         self.initial = all(i in self.punct for i in range(self.off, key[0]))
         self.previous_length = self.off - starts[sentence - 1] if sentence > 0 else 0
-        alpha, beta = _in_sentence(self.tree, ks, ke, pa)
-        alpha, beta = alpha + _variants(alpha, self.tree), beta + _variants(beta, self.tree)
-        self.candidates = {"alpha": _lift(alpha, self.off, punct) + shared.before,
-                           "beta": _lift(beta, self.off, punct)}
-        for role in ("alpha", "beta"):
-            self.candidates[role] = self._dedupe(role)
+        own = dict(zip(("alpha", "beta"), _in_sentence(self.tree, shared.kids, ks, ke, pa)))
+        for role, cands in own.items():
+            cands += _variants(cands, shared.sentence_tags)
+        spans = set().union(*self.rules.values(), *self.paper.values())
+        # The rules' spans lie in the window; were one ever outside, the window grows to hold it.
+        pad = (max(0, int(shared.pos[0]) - min(spans, default=shared.base)),
+               max(0, max(spans, default=0) + 1 - int(shared.pos[-1])))
+        self.pos, keep, self.flags = shared.pos, shared.keep, shared.flags
+        if any(pad):
+            self.pos = np.arange(shared.pos[0] - pad[0], shared.pos[-1] + 1 + pad[1])
+            keep, self.flags = np.pad(keep, pad), np.pad(self.flags, ((0, 0), pad))
+        self.masks, self.meta = {}, {}
+        for role, before in (("alpha", shared.before), ("beta", [])):
+            blocks = [_masks(own[role], self.off - self.pos[0], keep)]
+            blocks += [np.pad(m, ((0, 0), pad)) if any(pad) else m for m, _ in before]
+            blocks += [self._mask(self.rules[role]), self._mask(self.paper[role])]
+            meta = [m[1:] for m in own[role]] + [x for _, ms in before for x in ms]
+            meta += [("rule", -1, "RULE"), ("paper", -1, "PAPER")]
+            self.masks[role], self.meta[role] = self._dedupe(np.vstack(blocks), meta)
 
     def _set(self, ranges) -> frozenset:
         return frozenset(t for a, b in ranges for t in range(a, b) if t not in self.punct)
 
-    def _dedupe(self, role: str) -> list:
+    def _mask(self, tokens: frozenset):
+        import numpy as np
+
+        row = np.zeros((1, len(self.pos)), dtype=bool)
+        row[0, [t - self.pos[0] for t in tokens]] = True
+        return row
+
+    @staticmethod
+    def _dedupe(masks, meta: list):
+        """The first of each token set, empty ones left out, in order."""
         seen: dict = {}
-        extra = [(self.rules[role], "rule", -1, "RULE"), (self.paper[role], "paper", -1, "PAPER")]
-        for c in self.candidates[role] + extra:
-            if c[0] and c[0] not in seen:
-                seen[c[0]] = c
-        return list(seen.values())
+        for i, row in enumerate(masks):
+            seen.setdefault(row.tobytes(), i)
+        nonempty = masks.any(axis=1)
+        first = [i for i in seen.values() if nonempty[i]]
+        return masks[first], [meta[i] for i in first]
+
+    def tokens(self, role: str, i: int) -> frozenset:
+        """The tokens of ``role``'s ``i``-th candidate."""
+        import numpy as np
+
+        return frozenset((np.flatnonzero(self.masks[role][i]) + int(self.pos[0])).tolist())
+
+    @property
+    def candidates(self) -> dict:
+        """(tokens, op, level, label) of each candidate, by role."""
+        return {role: [(self.tokens(role, i), *m) for i, m in enumerate(self.meta[role])]
+                for role in ("alpha", "beta")}
 
     def feature_rows(self, role: str, code):
         """The features of every candidate of ``role``, one row each, in order; ``code(name,
-        value)`` turns a category into its number (called candidate by candidate, so that codes
-        given in order of first sight are the same). The counts run over a window of token
-        positions with numpy: candidate by candidate in Python they took most of the learned
-        choice's time."""
+        value)`` turns a category into its number (called in order of first sight within each
+        category, so that training gives codes in that order). The counts run over the window's
+        token positions with numpy."""
         import numpy as np
 
-        cands = self.candidates[role]
+        member, meta = self.masks[role], self.meta[role]
+        if not meta:
+            return np.zeros((0, len(CATEGORICAL) + 27))
         rule, paper = self.rules[role], self.paper[role]
         off, n, (ks, ke) = self.off, len(self.tree.leaves), self.key
-        tags, words, rel = self.tags, self.words, self.rel
-        name = rel.relation
-        lows, highs, cat_rows = [], [], []
-        for toks, op, _, label in cands:
-            lo, hi = min(toks), max(toks)
-            lows.append(lo)
-            highs.append(hi)
-            cats = (op, label, rel.keyword.lower(), name, rel.category, *self.labels,
-                    op.split("+")[-1] if "+" in op else "-",
-                    f"{name}:{op.split('+')[0].split('-')[0]}", tags.get(lo, "NONE"),
-                    tags.get(hi, "NONE"), tags.get(lo - 1, "NONE"), tags.get(hi + 1, "NONE"))
-            cat_rows.append([code(k, v) for k, v in zip(CATEGORICAL, cats)])
-        if not cands:
-            return np.zeros((0, len(CATEGORICAL) + 27))
-        base, top = min([*lows, *rule, *paper]), max([*highs, *rule, *paper])
-        pos = np.arange(base, top + 2)  # one position past the window: never in a candidate
-        member = np.zeros((len(cands), len(pos)), dtype=bool)
-        for i, (toks, *_) in enumerate(cands):
-            member[i, np.fromiter(toks, dtype=np.int64, count=len(toks)) - base] = True
-
-        def of(tokens) -> np.ndarray:
-            v = np.zeros(len(pos), dtype=bool)
-            v[[t - base for t in tokens]] = True
-            return v
-
-        def count(mask) -> np.ndarray:
-            return (member & mask).sum(axis=1)
-
-        def where(test) -> np.ndarray:
-            return np.array([test(int(x)) for x in pos])
-
-        lo, hi = np.array(lows), np.array(highs)
+        tags, words, rel, pos = self.tags, self.words, self.rel, self.pos
+        name, width = rel.relation, member.shape[1]
+        lo = member.argmax(axis=1) + pos[0]
+        hi = width - 1 - member[:, ::-1].argmax(axis=1) + pos[0]
+        ops = [m[0] for m in meta]
+        los, his = lo.tolist(), hi.tolist()
+        columns = (ops, [m[2] for m in meta], [rel.keyword.lower()], [name], [rel.category],
+                   [self.labels[0]], [self.labels[1]],
+                   [op.split("+")[-1] if "+" in op else "-" for op in ops],
+                   [f"{name}:{op.split('+')[0].split('-')[0]}" for op in ops],
+                   [tags.get(x, "NONE") for x in los], [tags.get(x, "NONE") for x in his],
+                   [tags.get(x - 1, "NONE") for x in los], [tags.get(x + 1, "NONE") for x in his])
+        cats = np.empty((len(meta), len(CATEGORICAL)))
+        for j, (feature, values) in enumerate(zip(CATEGORICAL, columns)):
+            seen: dict = {}
+            cats[:, j] = [seen[v] if v in seen else seen.setdefault(v, code(feature, v))
+                          for v in values]
         size = member.sum(axis=1)
-        in_rule, in_paper = count(of(rule)), count(of(paper))
+        counted = member.astype(float) @ np.column_stack(  # how many of its tokens are …
+            [self._mask(rule)[0], self._mask(paper)[0], pos < ks, pos >= ke, pos < off,
+             *self.flags])
+        in_rule, in_paper, before_key, after_key, before_sentence, saying, verb, finite = counted.T
         nr, npap = len(rule), len(paper)
         gaps = (member[:, :-1] & ~member[:, 1:]).sum(axis=1) - 1  # every run's end but hi's
         num = np.column_stack([
-            [c[2] for c in cands], (in_rule == size) & (size == nr),
+            [m[1] for m in meta], (in_rule == size) & (size == nr),
             (in_paper == size) & (size == npap), in_rule / (size + nr - in_rule),
             in_paper / (size + npap - in_paper), size, size / max(1, n),
-            count(pos < ks) / size, count(pos >= ke) / size, count(pos < off) / size, gaps,
+            before_key / size, after_key / size, before_sentence / size, gaps,
             np.where(hi < ks, ks - hi, -1), np.where(lo >= ke, lo - ke, -1),
-            np.full(len(cands), int(self.initial)), np.full(len(cands), n),
-            np.full(len(cands), self.previous_length), in_rule / max(1, nr), in_rule / size,
-            (lo >= off) & (hi < off + n), count(where(lambda x: words.get(x) in SAYING)),
-            count(where(lambda x: tags.get(x, "").startswith("VB"))),
-            count(where(lambda x: tags.get(x) in ("VBD", "VBZ", "VBP", "MD"))),
-            size - in_rule, nr - in_rule, np.full(len(cands), int(words.get(off - 1) == "?")),
+            np.full(len(meta), int(self.initial)), np.full(len(meta), n),
+            np.full(len(meta), self.previous_length), in_rule / max(1, nr), in_rule / size,
+            (lo >= off) & (hi < off + n), saying, verb, finite,
+            size - in_rule, nr - in_rule, np.full(len(meta), int(words.get(off - 1) == "?")),
             (in_rule == size) & (size < nr), (in_rule == nr) & (size > nr)]).astype(float)
-        return np.hstack([np.array(cat_rows, dtype=float), num])
+        return np.hstack([cats, num])
 
 
 #: Sentences beyond these keep the default's spans: candidates grow with a sentence's length and
@@ -268,17 +333,16 @@ def contexts(trees: Sequence[ParseTree], starts: Sequence[int], tokens: Sequence
         shared = _Sentence(trees, starts, punct, s)
         found = [(rel, Context(trees, starts, punct, rel, s, (rel.key[0][0], rel.key[-1][1]),
                                shared)) for rel in rels]
-        if sum(len(c.candidates["alpha"]) + len(c.candidates["beta"]) for _, c in found) \
-                <= MAX_CANDIDATES:
+        if sum(len(c.meta["alpha"]) + len(c.meta["beta"]) for _, c in found) <= MAX_CANDIDATES:
             out += found
     return out
 
 
-def to_ranges(toks: frozenset, tokens: Sequence[str]) -> list[list[int]]:
-    """Token ranges of a set, a gap of punctuation only closed."""
+def to_ranges(toks: frozenset, punct: set[int]) -> list[list[int]]:
+    """Token ranges of a set, a gap of punctuation (token positions ``punct``) only closed."""
     out: list[list[int]] = []
     for t in sorted(toks):
-        if out and all(is_punct(tokens[i]) for i in range(out[-1][1], t)):
+        if out and all(i in punct for i in range(out[-1][1], t)):
             out[-1][1] = t + 1
         else:
             out.append([t, t + 1])
@@ -294,23 +358,22 @@ class ArgumentModel:
     def code(self, name: str, value: str) -> int:
         return self.codes[name].get(value, UNKNOWN)
 
-    def choose(self, tokens: Sequence[str], found: list) -> None:
-        """Replace the rules' α and β of each (relation, Context) by the best-scored candidate."""
+    def choose(self, found: list) -> None:
+        """Replace the rules' α and β of each (relation, Context) by the best-scored candidate;
+        ``found`` may hold many documents' relations, which are scored in one call per role (a
+        call costs milliseconds of scikit-learn's checks, whatever its size)."""
         import numpy as np
 
         for role in ("alpha", "beta"):
-            owner = [(i, cand[0]) for i, (_, ctx) in enumerate(found)
-                     for cand in ctx.candidates[role]]
-            if not owner:
+            sizes = [len(ctx.meta[role]) for _, ctx in found]
+            if not sum(sizes):
                 continue
             rows = np.vstack([ctx.feature_rows(role, self.code) for _, ctx in found])
             p = self.estimators[role].predict_proba(rows)[:, 1]
-            best: dict[int, tuple[float, frozenset]] = {}
-            for (i, toks), pi in zip(owner, p):
-                if i not in best or pi > best[i][0]:
-                    best[i] = (pi, toks)
-            for i, (_, toks) in best.items():
-                setattr(found[i][0], role, to_ranges(toks, tokens))
+            for (rel, ctx), end, size in zip(found, np.cumsum(sizes), sizes):
+                if size:  # argmax: the first of equal scores, in candidate order
+                    best = int(np.argmax(p[end - size:end]))
+                    setattr(rel, role, to_ranges(ctx.tokens(role, best), ctx.punct))
 
 
 def bundled_model_dir() -> Path:
