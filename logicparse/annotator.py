@@ -173,7 +173,7 @@ def build_documents_steps(items: Sequence[tuple[str, str, list[Sentence]]],
         if rules == "default":
             tidy_arguments(tokens, relations)
         if mapping == "learned":
-            from .argument_model import contexts
+            from .argument_candidates import contexts
 
             learned += contexts([s.tree for s in sentences], starts, tokens, relations)
     if learned:

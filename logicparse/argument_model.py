@@ -1,341 +1,25 @@
 """The learned α/β choice (``mapping="learned"``): the rules' spans, or a better candidate.
 
-For each binary relation the rules of arguments.py have mapped, candidate spans are drawn from the
-tree: for β the keyword's ancestors without the keyword, or what follows it (up to each later
-sister); for α each ancestor's part before the keyword, the ancestor without the keyword's branch,
-its other children (and those children without one of theirs), and in the two sentences before,
-the whole sentence, its clauses, and the sentence without one of its children; each with the
-coordinator or subordinator before it added, or a leading one removed. The rules' span and
-Algorithm 1's are candidates too. One gradient-boosted classifier per role (trained on GDTB's
-annotated arguments by ``logicparse mapping train``) scores whether a candidate is exactly the
-argument, from the candidate's position and size, the tags at its edges, its agreement with the
-rules' span and the keyword, relation and tree labels; the best-scored candidate replaces the
-rules' span. Unary relations keep the rules' span. Token sets leave punctuation out (as the GDTB
-scorer does); the chosen set becomes token ranges with any punctuation between its tokens put back.
+The candidates of each binary relation the rules have mapped (argument_candidates.py) are scored by
+one LightGBM booster per role (trained on GDTB's annotated arguments by ``logicparse mapping
+train``) for whether a candidate is exactly the argument; the best-scored candidate replaces the
+rules' span. Unary relations keep the rules' span. The chosen token set becomes token ranges with
+any punctuation between its tokens put back.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional
 
-from .constituents import CLAUSES, base_label, is_punct
+from .argument_candidates import UNKNOWN
 from .errors import Errors, ModelLoadError
-from .mapping import keyword_node, map_keyword
-from .taxonomy import UNARY
-from .trees import ParseTree
 
-#: Names of the categorical features, in order; the numeric ones follow them.
-CATEGORICAL = ("op", "label", "keyword", "relation", "category", "keyword_label", "parent_label",
-               "variant", "relation_op", "first_tag", "last_tag", "tag_before", "tag_after")
-UNKNOWN = 250  # the code of a category not seen in training (HistGradientBoosting's limit is 255)
-SAYING = frozenset({"said", "says", "say", "told", "according", "added", "noted", "reported",
-                    "explained", "argued", "claimed", "think", "believe", "thinks", "believes",
-                    "know", "mean", "guess"})
-FORMAT = "logicparse-arguments/1"
-# What skops must build for a HistGradientBoostingClassifier beyond the types it trusts: the
-# trees' predictor and the input check sklearn wraps in a partial. Nothing else is accepted.
-TRUSTED_TYPES = frozenset({"sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
-                           "sklearn.utils.validation.check_array", "functools.partial"})
-
-
-def _ancestors(tree: ParseTree, node: int) -> list[int]:
-    out = []
-    while node >= 0:
-        out.append(node)
-        node = tree.parents[node]
-    return out
-
-
-def _tag(tree: ParseTree, i: int) -> str:
-    return base_label(tree.labels[tree.leaf_parents[i]])
-
-
-# A candidate's tokens are drawn as pieces, sorted ranges (a, b) (a node's span without another's
-# is at most two), and become rows of a boolean matrix: sets of Python ints took most of the
-# choice's time in long sentences.
-def _range(a: int, b: int) -> tuple:
-    return ((a, b),) if a < b else ()
-
-
-def _minus(a: int, b: int, x: int, y: int) -> tuple:
-    """The tokens [a, b) without those of [x, y)."""
-    if x >= y:
-        return _range(a, b)
-    return _range(a, min(b, x)) + _range(max(a, y), b)
-
-
-def _in_sentence(tree: ParseTree, kids: list, start: int, end: int, pa: int) -> tuple[list, list]:
-    """α and β candidates inside the keyword's sentence (``pa``: the keyword node's parent,
-    ``kids``: each node's children): (pieces, op, level, label)."""
-    alpha, beta = [], []
-    starts, ends = tree.starts, tree.ends
-    for level, a in enumerate(_ancestors(tree, pa if pa >= 0 else 0)):
-        s, e, label = starts[a], ends[a], base_label(tree.labels[a])
-        branch = next((c for c in kids[a] if starts[c] <= start and ends[c] >= end), None)
-        beta += [(_minus(s, e, start, end), "key", level, label),
-                 (_range(end, e), "after", level, label)]
-        alpha.append((_range(s, start), "before", level, label))
-        if branch is not None:
-            bs, be = starts[branch], ends[branch]
-            alpha += [(_minus(s, e, bs, be), "minusbranch", level, label),
-                      (_range(s, bs), "beforebranch", level, label),
-                      (_range(be, e), "afterbranch", level, label)]
-            beta.append((_minus(bs, be, start, end), "branch", level,
-                         base_label(tree.labels[branch])))
-        for c in kids[a]:
-            if c == branch:
-                continue
-            cs, ce, cl = starts[c], ends[c], base_label(tree.labels[c])
-            alpha.append((_range(cs, ce), "child", level, cl))
-            if cs >= end:
-                beta.append((_range(end, ce), "tochild", level, cl))
-            if cl in CLAUSES or cl == "VP":
-                for g in kids[c]:
-                    alpha.append((_minus(cs, ce, starts[g], ends[g]), "childminus", level,
-                                  base_label(tree.labels[g])))
-    return alpha, beta
-
-
-def _before(tree: ParseTree, kids: list, back: int) -> list:
-    """α candidates in the sentence ``back`` sentences before the keyword's."""
-    n = len(tree.leaves)
-    out = [(_range(0, n), "prevall", back, base_label(tree.labels[0]))]
-    for x in range(1, len(tree.labels)):
-        label = base_label(tree.labels[x])
-        if label in CLAUSES or label in ("SBAR", "VP"):
-            out.append((_range(tree.starts[x], tree.ends[x]), "prevnode", back, label))
-    for c in kids[0]:
-        out.append((_minus(0, n, tree.starts[c], tree.ends[c]), "prevminus", back,
-                    base_label(tree.labels[c])))
-    return out
-
-
-def _variants(cands: list, tags: list[str]) -> list:
-    """The coordinator or subordinator before a candidate added; a leading one removed (``tags``:
-    the sentence's)."""
-    out = []
-    for pieces, op, level, label in cands:
-        if not pieces:
-            continue
-        (lo, b), rest = pieces[0], pieces[1:]
-        if lo > 0 and tags[lo - 1] in ("CC", "IN"):
-            out.append((((lo - 1, b),) + rest, op + "+prevword", level, label))
-        if lo < len(tags) and tags[lo] in ("CC", "IN", "RB") and (b - lo > 1 or rest):
-            out.append((_range(lo + 1, b) + rest, op + "-first", level, label))
-    return out
-
-
-def _children(tree: ParseTree) -> list[list[int]]:
-    kids: list[list[int]] = [[] for _ in tree.labels]
-    for x, p in enumerate(tree.parents):
-        if p >= 0:
-            kids[p].append(x)
-    return kids
-
-
-def _masks(cands: list, shift: int, keep):
-    """Candidates' pieces as rows of a boolean matrix over ``keep``'s token positions (a piece's
-    tokens start ``shift`` positions in), punctuation (``keep`` False) left out."""
-    import numpy as np
-
-    pieces = np.array([(i, a, b) for i, (own, *_) in enumerate(cands) for a, b in own],
-                      dtype=np.int64).reshape(-1, 3)
-    edges = np.zeros((len(cands), len(keep) + 1), dtype=np.int8)
-    edges[pieces[:, 0], pieces[:, 1] + shift] = 1  # a candidate's pieces neither overlap nor touch
-    edges[pieces[:, 0], pieces[:, 2] + shift] -= 1
-    return (np.cumsum(edges, axis=1)[:, :-1] > 0) & keep
-
-
-class _Sentence:
-    """What every relation of one sentence shares: the tags and words of it and the two sentences
-    before it, the token window they span (one position more, never in a candidate), which of
-    its positions are punctuation, saying verbs, verbs and finite verbs, and the α candidates the
-    two sentences before give."""
-
-    def __init__(self, trees: Sequence[ParseTree], starts: Sequence[int], punct: set[int],
-                 sentence: int):
-        import numpy as np
-
-        self.tags, self.words = {}, {}
-        for k in range(sentence, max(-1, sentence - 3), -1):
-            t = trees[k]
-            for j, w in enumerate(t.leaves):
-                self.tags[starts[k] + j], self.words[starts[k] + j] = _tag(t, j), w.lower()
-        self.kids = _children(trees[sentence])
-        n = len(trees[sentence].leaves)
-        self.sentence_tags = [_tag(trees[sentence], j) for j in range(n)]
-        self.base = starts[max(0, sentence - 2)]
-        self.pos = np.arange(self.base, starts[sentence] + n + 1)
-        self.keep = np.array([int(x) not in punct for x in self.pos])
-        self.keep[-1] = False
-        tags = [self.tags.get(int(x), "") for x in self.pos]
-        words = [self.words.get(int(x)) for x in self.pos]
-        self.flags = np.array([[w in SAYING for w in words], [t.startswith("VB") for t in tags],
-                               [t in ("VBD", "VBZ", "VBP", "MD") for t in tags]])
-        before = []
-        for back in (1, 2):
-            if sentence - back >= 0:
-                k = sentence - back
-                before.append((_before(trees[k], _children(trees[k]), back), starts[k] - self.base))
-        self.before = [(_masks(c, shift, self.keep), [m[1:] for m in c]) for c, shift in before]
-        if sentence >= 2:
-            both = self.keep[None, :] & (self.pos < starts[sentence])
-            self.before.append((both, [("prev2all", 2, "S")]))
-
-
-class Context:
-    """What the features of one relation's candidates read: the keyword's sentence and the two
-    before it (``shared``), the rules' and Algorithm 1's spans. A role's candidates are the rows
-    of ``masks[role]`` over the token positions ``pos``, their (op, level, label) ``meta[role]``."""
-
-    def __init__(self, trees: Sequence[ParseTree], starts: Sequence[int], punct: set[int],
-                 rel, sentence: int, key: tuple[int, int], shared: _Sentence):
-        import numpy as np
-
-        self.rel, self.key, self.punct = rel, key, punct
-        self.tree, self.off = trees[sentence], starts[sentence]
-        self.tags, self.words = shared.tags, shared.words
-        ks, ke = key[0] - self.off, key[1] - self.off
-        previous = (starts[sentence - 1], self.off) if sentence > 0 else None
-        _, p_alpha, p_beta = map_keyword(self.tree, ks, ke, rel.category, self.off, previous, "paper")
-        self.rules = {"alpha": self._set(rel.alpha), "beta": self._set(rel.beta)}
-        self.paper = {"alpha": self._set(p_alpha), "beta": self._set(p_beta)}
-        n, pa, _ = keyword_node(self.tree, ks, ke)
-        self.labels = (base_label(self.tree.labels[n]) if n >= 0 else "VIRT",
-                       base_label(self.tree.labels[pa]) if pa >= 0 else "NONE")
-        self.initial = all(i in self.punct for i in range(self.off, key[0]))
-        self.previous_length = self.off - starts[sentence - 1] if sentence > 0 else 0
-        own = dict(zip(("alpha", "beta"), _in_sentence(self.tree, shared.kids, ks, ke, pa)))
-        for role, cands in own.items():
-            cands += _variants(cands, shared.sentence_tags)
-        spans = set().union(*self.rules.values(), *self.paper.values())
-        # The rules' spans lie in the window; were one ever outside, the window grows to hold it.
-        pad = (max(0, int(shared.pos[0]) - min(spans, default=shared.base)),
-               max(0, max(spans, default=0) + 1 - int(shared.pos[-1])))
-        self.pos, keep, self.flags = shared.pos, shared.keep, shared.flags
-        if any(pad):
-            self.pos = np.arange(shared.pos[0] - pad[0], shared.pos[-1] + 1 + pad[1])
-            keep, self.flags = np.pad(keep, pad), np.pad(self.flags, ((0, 0), pad))
-        self.masks, self.meta = {}, {}
-        for role, before in (("alpha", shared.before), ("beta", [])):
-            blocks = [_masks(own[role], self.off - self.pos[0], keep)]
-            blocks += [np.pad(m, ((0, 0), pad)) if any(pad) else m for m, _ in before]
-            blocks += [self._mask(self.rules[role]), self._mask(self.paper[role])]
-            meta = [m[1:] for m in own[role]] + [x for _, ms in before for x in ms]
-            meta += [("rule", -1, "RULE"), ("paper", -1, "PAPER")]
-            self.masks[role], self.meta[role] = self._dedupe(np.vstack(blocks), meta)
-
-    def _set(self, ranges) -> frozenset:
-        return frozenset(t for a, b in ranges for t in range(a, b) if t not in self.punct)
-
-    def _mask(self, tokens: frozenset):
-        import numpy as np
-
-        row = np.zeros((1, len(self.pos)), dtype=bool)
-        row[0, [t - self.pos[0] for t in tokens]] = True
-        return row
-
-    @staticmethod
-    def _dedupe(masks, meta: list):
-        """The first of each token set, empty ones left out, in order."""
-        seen: dict = {}
-        for i, row in enumerate(masks):
-            seen.setdefault(row.tobytes(), i)
-        nonempty = masks.any(axis=1)
-        first = [i for i in seen.values() if nonempty[i]]
-        return masks[first], [meta[i] for i in first]
-
-    def tokens(self, role: str, i: int) -> frozenset:
-        """The tokens of ``role``'s ``i``-th candidate."""
-        import numpy as np
-
-        return frozenset((np.flatnonzero(self.masks[role][i]) + int(self.pos[0])).tolist())
-
-    @property
-    def candidates(self) -> dict:
-        """(tokens, op, level, label) of each candidate, by role."""
-        return {role: [(self.tokens(role, i), *m) for i, m in enumerate(self.meta[role])]
-                for role in ("alpha", "beta")}
-
-    def feature_rows(self, role: str, code):
-        """The features of every candidate of ``role``, one row each, in order; ``code(name,
-        value)`` turns a category into its number (called in order of first sight within each
-        category, so that training gives codes in that order). The counts run over the window's
-        token positions with numpy."""
-        import numpy as np
-
-        member, meta = self.masks[role], self.meta[role]
-        if not meta:
-            return np.zeros((0, len(CATEGORICAL) + 27))
-        rule, paper = self.rules[role], self.paper[role]
-        off, n, (ks, ke) = self.off, len(self.tree.leaves), self.key
-        tags, words, rel, pos = self.tags, self.words, self.rel, self.pos
-        name, width = rel.relation, member.shape[1]
-        lo = member.argmax(axis=1) + pos[0]
-        hi = width - 1 - member[:, ::-1].argmax(axis=1) + pos[0]
-        ops = [m[0] for m in meta]
-        los, his = lo.tolist(), hi.tolist()
-        columns = (ops, [m[2] for m in meta], [rel.keyword.lower()], [name], [rel.category],
-                   [self.labels[0]], [self.labels[1]],
-                   [op.split("+")[-1] if "+" in op else "-" for op in ops],
-                   [f"{name}:{op.split('+')[0].split('-')[0]}" for op in ops],
-                   [tags.get(x, "NONE") for x in los], [tags.get(x, "NONE") for x in his],
-                   [tags.get(x - 1, "NONE") for x in los], [tags.get(x + 1, "NONE") for x in his])
-        cats = np.empty((len(meta), len(CATEGORICAL)))
-        for j, (feature, values) in enumerate(zip(CATEGORICAL, columns)):
-            seen: dict = {}
-            cats[:, j] = [seen[v] if v in seen else seen.setdefault(v, code(feature, v))
-                          for v in values]
-        size = member.sum(axis=1)
-        counted = member.astype(float) @ np.column_stack(  # how many of its tokens are …
-            [self._mask(rule)[0], self._mask(paper)[0], pos < ks, pos >= ke, pos < off,
-             *self.flags])
-        in_rule, in_paper, before_key, after_key, before_sentence, saying, verb, finite = counted.T
-        nr, npap = len(rule), len(paper)
-        gaps = (member[:, :-1] & ~member[:, 1:]).sum(axis=1) - 1  # every run's end but hi's
-        num = np.column_stack([
-            [m[1] for m in meta], (in_rule == size) & (size == nr),
-            (in_paper == size) & (size == npap), in_rule / (size + nr - in_rule),
-            in_paper / (size + npap - in_paper), size, size / max(1, n),
-            before_key / size, after_key / size, before_sentence / size, gaps,
-            np.where(hi < ks, ks - hi, -1), np.where(lo >= ke, lo - ke, -1),
-            np.full(len(meta), int(self.initial)), np.full(len(meta), n),
-            np.full(len(meta), self.previous_length), in_rule / max(1, nr), in_rule / size,
-            (lo >= off) & (hi < off + n), saying, verb, finite,
-            size - in_rule, nr - in_rule, np.full(len(meta), int(words.get(off - 1) == "?")),
-            (in_rule == size) & (size < nr), (in_rule == nr) & (size > nr)]).astype(float)
-        return np.hstack([cats, num])
-
-
-#: Sentences beyond these keep the default's spans: candidates grow with a sentence's length and
-#: its keywords (a 600-token sentence of 300 keywords took 53 s, a flat 150-token one of 24 took
-#: 1.3 s). In GDTB, train and dev, on the bundled parser's trees, with every keyword a relation,
-#: the longest sentence with a binary relation has 110 tokens, the most relations in one are 15,
-#: and the most candidates 1,516.
-MAX_TOKENS, MAX_RELATIONS, MAX_CANDIDATES = 150, 24, 3000
-
-
-def contexts(trees: Sequence[ParseTree], starts: Sequence[int], tokens: Sequence[str],
-             relations) -> list[tuple[object, Context]]:
-    """(relation, Context) for each binary relation of one document, but for those of a sentence
-    beyond ``MAX_TOKENS``, ``MAX_RELATIONS`` or ``MAX_CANDIDATES``."""
-    by_sentence: dict[int, list] = {}
-    for rel in relations:
-        if rel.category != UNARY and rel.key:
-            by_sentence.setdefault(rel.sentence, []).append(rel)
-    out, punct = [], {i for i, t in enumerate(tokens) if is_punct(t)}
-    for s, rels in by_sentence.items():
-        if len(trees[s].leaves) > MAX_TOKENS or len(rels) > MAX_RELATIONS:
-            continue
-        shared = _Sentence(trees, starts, punct, s)
-        found = [(rel, Context(trees, starts, punct, rel, s, (rel.key[0][0], rel.key[-1][1]),
-                               shared)) for rel in rels]
-        if sum(len(c.meta["alpha"]) + len(c.meta["beta"]) for _, c in found) <= MAX_CANDIDATES:
-            out += found
-    return out
+FORMAT = "logicparse-arguments/2"
+MAX_MODEL_BYTES = 50_000_000  # a booster's text is read whole: a larger file is refused first
 
 
 def to_ranges(toks: frozenset, punct: set[int]) -> list[list[int]]:
@@ -350,18 +34,17 @@ def to_ranges(toks: frozenset, punct: set[int]) -> list[list[int]]:
 
 
 class ArgumentModel:
-    """The two classifiers (α, β) and the category codes they were trained with."""
+    """The two boosters (α, β) and the category codes they were trained with."""
 
-    def __init__(self, estimators: dict, codes: dict, meta: dict):
-        self.estimators, self.codes, self.meta = estimators, codes, meta
+    def __init__(self, boosters: dict, codes: dict, meta: dict):
+        self.boosters, self.codes, self.meta = boosters, codes, meta
 
     def code(self, name: str, value: str) -> int:
         return self.codes[name].get(value, UNKNOWN)
 
     def choose(self, found: list) -> None:
         """Replace the rules' α and β of each (relation, Context) by the best-scored candidate;
-        ``found`` may hold many documents' relations, which are scored in one call per role (a
-        call costs milliseconds of scikit-learn's checks, whatever its size)."""
+        ``found`` may hold many documents' relations, which are scored in one call per role."""
         import numpy as np
 
         for role in ("alpha", "beta"):
@@ -369,7 +52,7 @@ class ArgumentModel:
             if not sum(sizes):
                 continue
             rows = np.vstack([ctx.feature_rows(role, self.code) for _, ctx in found])
-            p = self.estimators[role].predict_proba(rows)[:, 1]
+            p = self.boosters[role].predict(rows, num_threads=1)
             for (rel, ctx), end, size in zip(found, np.cumsum(sizes), sizes):
                 if size:  # argmax: the first of equal scores, in candidate order
                     best = int(np.argmax(p[end - size:end]))
@@ -380,12 +63,28 @@ def bundled_model_dir() -> Path:
     return Path(__file__).parent / "models" / "arguments"
 
 
+def _booster(path: Path, sha256: str):
+    """A LightGBM booster from its text file, checked: present, of a sane size, and unchanged
+    since training (LightGBM's text holds trees and numbers only)."""
+    import lightgbm
+
+    size = path.stat().st_size
+    if size > MAX_MODEL_BYTES:
+        raise ValueError(f"{path.name} has {size:,} bytes, over {MAX_MODEL_BYTES:,}")
+    text = path.read_bytes()
+    if hashlib.sha256(text).hexdigest() != sha256:
+        raise ValueError(f"{path.name} does not match the sha256 meta.json records (altered or "
+                         "from another training)")
+    try:
+        return lightgbm.Booster(model_str=text.decode("utf-8"))
+    except lightgbm.basic.LightGBMError as e:
+        raise ValueError(f"{path.name} is not a LightGBM model ({e})") from e
+
+
 @lru_cache(maxsize=4)
 def load_argument_model(directory: Optional[str] = None) -> ArgumentModel:
     """The model in ``directory`` (the bundled one by default), its files checked against the
-    digests ``meta.json`` records and holding only the types a HistGradientBoosting needs."""
-    from .senses.classifier import load_estimator
-
+    digests ``meta.json`` records."""
     path = Path(directory) if directory else bundled_model_dir()
     meta_path = path / "meta.json"
     try:
@@ -393,8 +92,9 @@ def load_argument_model(directory: Optional[str] = None) -> ArgumentModel:
         if meta.get("format") != FORMAT:
             raise ValueError(f"{meta_path.name} says format {meta.get('format')!r}, not {FORMAT!r}")
         files, codes = meta["files"], meta["codes"]
-        estimators = {role: load_estimator(path / files[role]["file"], files[role]["sha256"],
-                                           trusted=TRUSTED_TYPES) for role in ("alpha", "beta")}
-    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        boosters = {role: _booster(path / files[role]["file"], files[role]["sha256"])
+                    for role in ("alpha", "beta")}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError,
+            ValueError) as e:
         raise ModelLoadError(Errors.E542.format(path=path, reason=e)) from e
-    return ArgumentModel(estimators, codes, meta)
+    return ArgumentModel(boosters, codes, meta)

@@ -5,7 +5,7 @@ first, set-by-set way of drawing them; and documents scored together get what ea
 from pathlib import Path
 
 from logicparse.annotator import _tree_sentences, build_documents
-from logicparse.argument_model import contexts
+from logicparse.argument_candidates import contexts
 from logicparse.constituents import CLAUSES, base_label, children, is_punct
 from logicparse.gdtb import read_gdtb
 from logicparse.scorer import gdtb_sentences

@@ -10,8 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from logicparse import annotate_trees
-from logicparse.argument_model import (CATEGORICAL, SAYING, ArgumentModel, bundled_model_dir,
-                                       contexts, load_argument_model, to_ranges)
+from logicparse.argument_candidates import CATEGORICAL, SAYING, contexts
+from logicparse.argument_model import (ArgumentModel, bundled_model_dir, load_argument_model,
+                                       to_ranges)
 from logicparse.cli import _register, app
 from logicparse.errors import LogicparseError
 
@@ -19,6 +20,12 @@ GDTB = Path(__file__).parent / "fixtures" / "mapping" / "gdtb"
 WHEN = ("(S (NP-SBJ (PRP I)) (VP (VBP look) (PRT (RB forward)) (PP (IN to) (S-NOM (VP (VBG going) "
         "(PP (IN over) (NP (NN manuscript))) (PP (IN with) (NP (PRP you))) (SBAR (WHADVP (WRB when)) "
         "(S (NP-SBJ (PRP you)) (VP (VBP return)))))))) (. .))")
+HEARINGS = ("(S (NP-SBJ (PRP We)) (VP (VP (VBD held) (NP (NNS hearings))) (, ,) (VP (VBD called) "
+            "(NP (NNS witnesses))) (, ,) (CC and) (VP (VBD subpoenaed) (NP (NNS documents)))) (. .))")
+JOKES = ("(S (NP-SBJ (NN Joke) (HYPH -) (NN telling)) (VP (VBZ is) (NP-PRD (NP (CD one)) (PP (IN of) "
+         "(NP (NP (DT the) (JJS best) (NNS ways)) (SBAR (S (VP (TO to) (VP (VP (VB ease) (NP (NN "
+         "tension))) (, ,) (VP (VB make) (NP (DT a) (JJ new) (NN friend))) (, ,) (CC or) (VP (VB "
+         "light) (PRT (RP up)) (NP (DT a) (NN room))))))))))) (. .))")
 BEFORE = ("(S (VP (VP (VB Go) (ADVP-TMP (RB ahead))) (CC and) (VP (VB fasten) (NP (DT both) "
           "(NNS straps)) (SBAR-ADV (IN before) (S (NP-SBJ (PRP you)) (VP (VBP wash)))))) (. .))")
 
@@ -34,13 +41,12 @@ def _relation(doc, keyword):
 
 
 @pytest.mark.parametrize("tree, keyword, rules_alpha, learned_alpha", [
-    # GDTB's annotators take the whole clause the time adjunct modifies; the rules stop at the VP
-    # the subordinate clause attaches to.
-    (WHEN, "when", "to going over manuscript with you",
-     "I look forward to going over manuscript with you"),
-    (BEFORE, "before", "and fasten both straps", "Go ahead and fasten both straps"),
+    # The last coordinator of a list joins the conjunct before it, as GDTB's annotators read it;
+    # the rules take every conjunct before it.
+    (HEARINGS, "and", "We held hearings , called witnesses", "called witnesses"),
+    (JOKES, "or", "ease tension , make a new friend", "make a new friend"),
 ])
-def test_the_learned_alpha_is_the_clause_a_reader_means(tree, keyword, rules_alpha, learned_alpha):
+def test_the_learned_alpha_is_the_span_a_reader_means(tree, keyword, rules_alpha, learned_alpha):
     rules = _relation(annotate_trees(tree), keyword)
     learned = _relation(annotate_trees(tree, mapping="learned"), keyword)
     assert _words(annotate_trees(tree), rules.alpha) == rules_alpha
@@ -50,14 +56,11 @@ def test_the_learned_alpha_is_the_clause_a_reader_means(tree, keyword, rules_alp
 
 
 def test_unary_relations_and_labels_follow_the_choice():
-    doc = annotate_trees(WHEN + " (S (NP (PRP I)) (VP (VBP do) (RB not) (VP (VB know))) (. .))",
-                         mapping="learned")
-    rules = annotate_trees(WHEN + " (S (NP (PRP I)) (VP (VBP do) (RB not) (VP (VB know))) (. .))")
+    trees = HEARINGS + " (S (NP (PRP I)) (VP (VBP do) (RB not) (VP (VB know))) (. .))"
+    doc, rules = annotate_trees(trees, mapping="learned"), annotate_trees(trees)
     assert _relation(doc, "not").alpha == _relation(rules, "not").alpha  # unary: the rules' span
-    when = _relation(doc, "when")
-    alpha_label = doc.logic[0]  # "I" is in the learned α only
-    assert alpha_label and not rules.logic[0]
-    assert when.alpha[0][0] == 0
+    assert _relation(doc, "and").alpha == [[4, 6]]  # "called witnesses"
+    assert rules.logic[0] and not doc.logic[0]  # "We": in the rules' α only, so its label goes
 
 
 def test_a_chosen_set_becomes_ranges_with_inner_punctuation_put_back():
@@ -69,15 +72,15 @@ def test_a_chosen_set_becomes_ranges_with_inner_punctuation_put_back():
 
 
 class _Prefers:
-    """An estimator stand-in that scores the ``index``-th row (candidate) above all others."""
+    """A booster stand-in that scores the ``index``-th row (candidate) above all others."""
 
     def __init__(self, index):
         self.index = index
 
-    def predict_proba(self, rows):
+    def predict(self, rows, num_threads=0):
         import numpy as np
 
-        return np.array([[0.0, 1.0] if i == self.index else [0.9, 0.1] for i in range(len(rows))])
+        return np.array([1.0 if i == self.index else 0.1 for i in range(len(rows))])
 
 
 def test_choose_takes_the_best_scored_candidate_of_each_relation():
@@ -104,22 +107,22 @@ def _train(out, seed=0):
 
 
 def test_training_is_deterministic_and_its_model_loads(tmp_path):
-    """skops names a file's parts by object id, so two runs' bytes differ; their models do not."""
+    """The same data and seed give the same files, byte for byte, and a model that scores."""
     import numpy as np
 
     from logicparse.argument_training import gdtb_examples
     from logicparse.gdtb import read_gdtb
 
     a, b = _train(tmp_path / "a"), _train(tmp_path / "b")
-    assert a["relations"] == b["relations"] == 3
+    assert a["relations"] == b["relations"] == 3 and a["files"] == b["files"]
     ma, mb = load_argument_model(str(tmp_path / "a")), load_argument_model(str(tmp_path / "b"))
     assert ma.codes == mb.codes and ma.codes["keyword"] == {"but": 0, "because": 1, "and": 2}
     examples = gdtb_examples(read_gdtb(GDTB, "dev"))
     for role in ("alpha", "beta"):
         rows = np.vstack([ctx.feature_rows(role, ma.code) for ctx, _ in examples])
         assert len(rows) > 3
-        assert (ma.estimators[role].predict_proba(rows)
-                == mb.estimators[role].predict_proba(rows)).all()
+        p = ma.boosters[role].predict(rows)
+        assert (p == mb.boosters[role].predict(rows)).all() and ((p > 0) & (p < 1)).all()
 
 
 def test_a_missing_foreign_or_altered_model_is_refused(tmp_path):
@@ -132,9 +135,28 @@ def test_a_missing_foreign_or_altered_model_is_refused(tmp_path):
     with pytest.raises(LogicparseError, match=r"E542.*someone-else/2"):
         load_argument_model(str(copy))
     (copy / "meta.json").write_text(json.dumps(meta))
-    with (copy / "alpha.skops").open("ab") as f:
+    with (copy / "alpha.txt").open("ab") as f:
         f.write(b"\0")
     with pytest.raises(LogicparseError, match=r"E542.*sha256"):
+        load_argument_model(str(copy))
+
+
+def test_an_oversized_or_foreign_booster_file_is_refused(tmp_path, monkeypatch):
+    import hashlib
+
+    import logicparse.argument_model as am
+
+    copy = tmp_path / "copy"
+    shutil.copytree(bundled_model_dir(), copy)
+    monkeypatch.setattr(am, "MAX_MODEL_BYTES", 1000)
+    with pytest.raises(LogicparseError, match=r"E542.*alpha.txt has [0-9,]+ bytes, over 1,000"):
+        load_argument_model(str(copy))
+    monkeypatch.undo()
+    meta = json.loads((copy / "meta.json").read_text())
+    (copy / "alpha.txt").write_text("tree\nnot a booster at all\n")
+    meta["files"]["alpha"]["sha256"] = hashlib.sha256((copy / "alpha.txt").read_bytes()).hexdigest()
+    (copy / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(LogicparseError, match=r"E542.*alpha.txt is not a LightGBM model"):
         load_argument_model(str(copy))
 
 
@@ -144,9 +166,9 @@ def test_sentences_beyond_the_bounds_keep_the_default_spans(monkeypatch, bound, 
     """Candidates grow with a sentence's length and keywords: beyond each bound (the WHEN
     sentence has 13 tokens, one binary relation, more than 10 candidates) the default's spans
     stand, so that no sentence can hold a run (300 keywords once took 53 s)."""
-    import logicparse.argument_model as am
+    import logicparse.argument_candidates as candidates
 
-    monkeypatch.setattr(am, bound, value)
+    monkeypatch.setattr(candidates, bound, value)
     when = _relation(annotate_trees(WHEN, mapping="learned"), "when")
     assert _words(annotate_trees(WHEN), when.alpha) == "to going over manuscript with you"
 

@@ -67,8 +67,8 @@ def test_wheel_holds_the_bundled_models_and_no_stray_packages(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     for needed in ("logicparse/models/parser/benepar_model.bin", "logicparse/models/senses/meta.json",
                    "logicparse/models/senses/as.skops", "logicparse/annotations/hand.jsonl",
-                   "logicparse/models/arguments/meta.json", "logicparse/models/arguments/alpha.skops",
-                   "logicparse/models/arguments/beta.skops",
+                   "logicparse/models/arguments/meta.json", "logicparse/models/arguments/alpha.txt",
+                   "logicparse/models/arguments/beta.txt",
                    "logicparse/service/app.py", "logicparse/service/static/index.html"):
         assert needed in names, needed
     tops = {n.split("/")[0] for n in names}

@@ -76,8 +76,8 @@ def eval_(
 @mapping_app.command("train")
 def train(
     gdtb: Path = typer.Option(..., "--gdtb", help="GDTB directory (raw/, gold/, const/, SPLITS.json)."),
-    out: Path = typer.Option(..., "--out", help="Directory to write the model to (alpha.skops, "
-                             "beta.skops, meta.json); logicparse/models/arguments is the bundled one."),
+    out: Path = typer.Option(..., "--out", help="Directory to write the model to (alpha.txt, "
+                             "beta.txt, meta.json); logicparse/models/arguments is the bundled one."),
     trees: str = typer.Option("gold", "--trees", help="Trees to learn from: 'gold' (DIR/const/), "
                               "'parser' (parse the same tokens), or a directory of DOC.mrg files "
                               "as 'mapping eval --save-trees' writes. The bundled model learnt "
