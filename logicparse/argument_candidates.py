@@ -206,13 +206,14 @@ class Context:
             self.pos = np.arange(shared.pos[0] - pad[0], shared.pos[-1] + 1 + pad[1])
             keep, self.flags = np.pad(keep, pad), np.pad(self.flags, ((0, 0), pad))
         self.masks, self.meta = {}, {}
+        own_key = self._mask(self._set(rel.key))[0]
         for role, before in (("alpha", shared.before), ("beta", [])):
             blocks = [_masks(own[role], self.off - self.pos[0], keep)]
             blocks += [np.pad(m, ((0, 0), pad)) if any(pad) else m for m, _ in before]
             blocks += [self._mask(self.rules[role]), self._mask(self.paper[role])]
             meta = [m[1:] for m in own[role]] + [x for _, ms in before for x in ms]
             meta += [("rule", -1, "RULE"), ("paper", -1, "PAPER")]
-            self.masks[role], self.meta[role] = self._dedupe(np.vstack(blocks), meta)
+            self.masks[role], self.meta[role] = self._dedupe(np.vstack(blocks), meta, own_key)
 
     def _set(self, ranges) -> frozenset:
         return frozenset(t for a, b in ranges for t in range(a, b) if t not in self.punct)
@@ -225,13 +226,14 @@ class Context:
         return row
 
     @staticmethod
-    def _dedupe(masks, meta: list):
-        """The first of each token set, empty ones left out, in order."""
+    def _dedupe(masks, meta: list, key):
+        """The first of each token set, in order; those with no token beside the keyword's
+        (``key``) left out: a keyword is never its own argument."""
         seen: dict = {}
         for i, row in enumerate(masks):
             seen.setdefault(row.tobytes(), i)
-        nonempty = masks.any(axis=1)
-        first = [i for i in seen.values() if nonempty[i]]
+        usable = (masks & ~key).any(axis=1)
+        first = [i for i in seen.values() if usable[i]]
         return masks[first], [meta[i] for i in first]
 
     def tokens(self, role: str, i: int) -> frozenset:

@@ -106,13 +106,13 @@ def _reference(trees, starts, punct, sentence, ctx):
     if sentence >= 2:
         both = frozenset(set(range(starts[sentence - 2], off)) - punct)
         before.append((both, "prev2all", 2, "S"))
-    out = {}
+    out, key = {}, {t for a, b in ctx.rel.key for t in range(a, b)}
     lifted = {"alpha": _lift(alpha, off, punct) + before, "beta": _lift(beta, off, punct)}
     for role, cands in lifted.items():
         seen: dict = {}
         ends = [(ctx.rules[role], "rule", -1, "RULE"), (ctx.paper[role], "paper", -1, "PAPER")]
         for c in cands + ends:
-            if c[0] and c[0] not in seen:
+            if c[0] - key and c[0] not in seen:
                 seen[c[0]] = c
         out[role] = list(seen.values())
     return out
@@ -161,3 +161,15 @@ def test_a_rules_span_beyond_the_three_sentences_is_still_a_candidate():
     assert (frozenset({0, 1}), "rule", -1, "RULE") in ctx.candidates["alpha"]
     assert ctx.candidates == _reference(trees, doc.sentence_starts, punct, rel.sentence, ctx)
     assert ctx.feature_rows("alpha", lambda name, value: 0)[:, -27 + 1].max() == 1  # one is the rule
+
+
+def test_a_keyword_is_never_its_own_argument():
+    """`But .` alone: the coordinator before the full stop was a candidate β (the full stop
+    with the word before it); no candidate made of the keyword's tokens only is kept."""
+    from logicparse import annotate_trees
+
+    for trees in ("(S (CC But) (. .))", PREVIOUS + " (S (CC But) (. .))"):
+        learned, rules = annotate_trees(trees, mapping="learned"), annotate_trees(trees)
+        rel = next(r for r in learned.relations if r.keyword == "But")
+        assert rel.beta == next(r for r in rules.relations if r.keyword == "But").beta == []
+        assert all(rel.key[0] != span for span in rel.alpha)
