@@ -6,9 +6,9 @@ sister); for α each ancestor's part before the keyword, the ancestor without th
 its other children (and those children without one of theirs), and in the two sentences before,
 the whole sentence, its clauses, and the sentence without one of its children; each with the
 coordinator or subordinator before it added, or a leading one removed. The rules' span and
-Algorithm 1's are candidates too. A candidate's features: its position and size, the tags at its
-edges, its agreement with the rules' span, and the keyword, relation and tree labels. Token sets
-leave punctuation out (as the GDTB scorer does).
+Algorithm 1's are candidates too; none made of the keyword's own tokens only. A candidate's
+features: its position and size, the tags at its edges, its agreement with the rules' span, and the
+keyword, relation and tree labels. Token sets leave punctuation out (as the GDTB scorer does).
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ UNKNOWN = 250  # the code of a category not seen in training
 SAYING = frozenset({"said", "says", "say", "told", "according", "added", "noted", "reported",
                     "explained", "argued", "claimed", "think", "believe", "thinks", "believes",
                     "know", "mean", "guess"})
+
+
 def _ancestors(tree: ParseTree, node: int) -> list[int]:
     out = []
     while node >= 0:
