@@ -1,6 +1,7 @@
-"""The learned choice's candidates (``argument_model.Context``): held as rows of token masks for
-speed, they must be, in order, the token sets the model was trained on. The reference below is the
-first, set-by-set way of drawing them; and documents scored together get what each gets alone."""
+"""The learned choice's candidates (``argument_candidates.Context``): held as rows of token masks
+for speed, they must be, in order, the token sets the model was trained on. The reference below is
+the first, set-by-set way of drawing them (with the one rule added since: no candidate of the
+keyword's tokens only); and documents scored together get what each gets alone."""
 
 from pathlib import Path
 
@@ -17,7 +18,7 @@ LONG = ("(S (S (NP (PRP We)) (VP (VBD met) (SBAR (IN because) (S (NP (PRP they))
         "(PP (IN for) (NP (NN advice)))))))) (, ,) (CC but) (S (ADVP (RB then)) (NP (PRP they)) "
         "(VP (VBD left) (SBAR (IN before) (S (NP (PRP we)) (VP (VBD spoke) (CC or) (VBD ate)))))) "
         "(. .))")
-# GDTB's annotators take the whole clause the time adjunct modifies; the rules stop at the VP.
+# A time adjunct deep inside a VP: candidates at every level above it.
 WHEN = ("(S (NP-SBJ (PRP I)) (VP (VBP look) (PRT (RB forward)) (PP (IN to) (S-NOM (VP (VBG going) "
         "(PP (IN over) (NP (NN manuscript))) (PP (IN with) (NP (PRP you))) (SBAR (WHADVP (WRB when)) "
         "(S (NP-SBJ (PRP you)) (VP (VBP return)))))))) (. .))")
