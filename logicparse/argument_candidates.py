@@ -207,12 +207,13 @@ class Context:
         if any(pad):
             self.pos = np.arange(shared.pos[0] - pad[0], shared.pos[-1] + 1 + pad[1])
             keep, self.flags = np.pad(keep, pad), np.pad(self.flags, ((0, 0), pad))
-        self.masks, self.meta = {}, {}
+        self.masks, self.meta, self.span_rows = {}, {}, {}  # span_rows: the rules', Algorithm 1's
         own_key = self._mask(self._set(rel.key))[0]
         for role, before in (("alpha", shared.before), ("beta", [])):
             blocks = [_masks(own[role], self.off - self.pos[0], keep)]
             blocks += [np.pad(m, ((0, 0), pad)) if any(pad) else m for m, _ in before]
-            blocks += [self._mask(self.rules[role]), self._mask(self.paper[role])]
+            self.span_rows[role] = (self._mask(self.rules[role]), self._mask(self.paper[role]))
+            blocks += self.span_rows[role]
             meta = [m[1:] for m in own[role]] + [x for _, ms in before for x in ms]
             meta += [("rule", -1, "RULE"), ("paper", -1, "PAPER")]
             self.masks[role], self.meta[role] = self._dedupe(np.vstack(blocks), meta, own_key)
@@ -281,7 +282,7 @@ class Context:
                           for v in values]
         size = member.sum(axis=1)
         counted = member.astype(float) @ np.column_stack(  # how many of its tokens are …
-            [self._mask(rule)[0], self._mask(paper)[0], pos < ks, pos >= ke, pos < off,
+            [self.span_rows[role][0][0], self.span_rows[role][1][0], pos < ks, pos >= ke, pos < off,
              *self.flags])
         in_rule, in_paper, before_key, after_key, before_sentence, saying, verb, finite = counted.T
         nr, npap = len(rule), len(paper)
