@@ -39,9 +39,12 @@ def test_the_test_set_is_scored_with_the_best_dev_epochs_weights(tmp_path, token
     seen = []
     _watch(monkeypatch, seen)
     path = tiny_pair_model(tmp_path / "m", tokenizer)
+    # On the CPU wherever the test runs: the weights are rescored below in float32, where a GPU
+    # run's were scored under bf16 autocast.
     result = train(TrainConfig(task="conjnli", model=path, data=str(CONJ), out=str(tmp_path / "o"),
                                logic="none", dev_size=DEV, batch_size=4, eval_batch_size=16,
-                               epochs=3, lr=1e-2, bucket=False, checkpoint=checkpoint, quiet=True))
+                               epochs=3, lr=1e-2, bucket=False, checkpoint=checkpoint, quiet=True,
+                               device="cpu"))
     assert result["dev_curve"] == [0.75, 0.25, 0.5] and result["dev"]["epoch"] == 0
     evaluated = [(batch, weights, logits) for training, batch, weights, logits in seen
                  if not training]
