@@ -3,9 +3,9 @@
 For each binary relation the rules of arguments.py have mapped, candidate spans are drawn from the
 tree: for β the keyword's ancestors without the keyword, or what follows it (up to each later
 sister); for α each ancestor's part before the keyword, the ancestor without the keyword's branch,
-its other children (and those children without one of theirs), and in the two sentences before,
-the whole sentence, its clauses, and the sentence without one of its children; each with the
-coordinator or subordinator before it added, or a leading one removed. The rules' span and
+its other children (and those children without one of theirs), and each of the two sentences
+before, whole; the part before the keyword, its branch's sisters, the ancestor without the branch
+and β's keyword-less ancestors also with the coordinator or subordinator before them. The rules' span and
 Algorithm 1's are candidates too; none made of the keyword's own tokens only. A candidate's
 features: its position and size, the tags at its edges, its agreement with the rules' span, and the
 keyword, relation and tree labels. Token sets leave punctuation out (as the GDTB scorer does).
@@ -87,32 +87,26 @@ def _in_sentence(tree: ParseTree, kids: list, start: int, end: int, pa: int) -> 
     return alpha, beta
 
 
-def _before(tree: ParseTree, kids: list, back: int) -> list:
-    """α candidates in the sentence ``back`` sentences before the keyword's."""
-    n = len(tree.leaves)
-    out = [(_range(0, n), "prevall", back, base_label(tree.labels[0]))]
-    for x in range(1, len(tree.labels)):
-        label = base_label(tree.labels[x])
-        if label in CLAUSES or label in ("SBAR", "VP"):
-            out.append((_range(tree.starts[x], tree.ends[x]), "prevnode", back, label))
-    for c in kids[0]:
-        out.append((_minus(0, n, tree.starts[c], tree.ends[c]), "prevminus", back,
-                    base_label(tree.labels[c])))
-    return out
+def _before(tree: ParseTree, back: int) -> list:
+    """The α candidate in the sentence ``back`` sentences before the keyword's: the whole of it
+    (GDTB's α outside its keyword's sentence is always one whole sentence)."""
+    return [(_range(0, len(tree.leaves)), "prevall", back, base_label(tree.labels[0]))]
+
+
+#: The candidates that also come with the coordinator or subordinator before them: on GDTB train
+#: the others' such variants, and every candidate with a leading one removed, were never exactly
+#: the annotated argument (on gold trees or the bundled parser's), and were half the candidates.
+PREVWORD = frozenset({"before", "child", "minusbranch", "key"})
 
 
 def _variants(cands: list, tags: list[str]) -> list:
-    """The coordinator or subordinator before a candidate added; a leading one removed (``tags``:
-    the sentence's)."""
+    """The coordinator or subordinator before a candidate added (``tags``: the sentence's)."""
     out = []
     for pieces, op, level, label in cands:
-        if not pieces:
-            continue
-        (lo, b), rest = pieces[0], pieces[1:]
-        if lo > 0 and tags[lo - 1] in ("CC", "IN"):
-            out.append((((lo - 1, b),) + rest, op + "+prevword", level, label))
-        if lo < len(tags) and tags[lo] in ("CC", "IN", "RB") and (b - lo > 1 or rest):
-            out.append((_range(lo + 1, b) + rest, op + "-first", level, label))
+        if pieces and op in PREVWORD:
+            (lo, b), rest = pieces[0], pieces[1:]
+            if lo > 0 and tags[lo - 1] in ("CC", "IN"):
+                out.append((((lo - 1, b),) + rest, op + "+prevword", level, label))
     return out
 
 
@@ -134,7 +128,7 @@ def _masks(cands: list, shift: int, keep):
     edges = np.zeros((len(cands), len(keep) + 1), dtype=np.int8)
     edges[pieces[:, 0], pieces[:, 1] + shift] = 1  # a candidate's pieces neither overlap nor touch
     edges[pieces[:, 0], pieces[:, 2] + shift] -= 1
-    return (np.cumsum(edges, axis=1)[:, :-1] > 0) & keep
+    return (np.cumsum(edges, axis=1, dtype=np.int8)[:, :-1] > 0) & keep
 
 
 class _Sentence:
@@ -163,15 +157,9 @@ class _Sentence:
         words = [self.words.get(int(x)) for x in self.pos]
         self.flags = np.array([[w in SAYING for w in words], [t.startswith("VB") for t in tags],
                                [t in ("VBD", "VBZ", "VBP", "MD") for t in tags]])
-        before = []
-        for back in (1, 2):
-            if sentence - back >= 0:
-                k = sentence - back
-                before.append((_before(trees[k], _children(trees[k]), back), starts[k] - self.base))
+        before = [(_before(trees[sentence - back], back), starts[sentence - back] - self.base)
+                  for back in (1, 2) if sentence - back >= 0]
         self.before = [(_masks(c, shift, self.keep), [m[1:] for m in c]) for c, shift in before]
-        if sentence >= 2:
-            both = self.keep[None, :] & (self.pos < starts[sentence])
-            self.before.append((both, [("prev2all", 2, "S")]))
 
 
 class Context:
@@ -232,11 +220,12 @@ class Context:
     def _dedupe(masks, meta: list, key):
         """The first of each token set, in order; those with no token beside the keyword's
         (``key``) left out: a keyword is never its own argument."""
-        seen: dict = {}
-        for i, row in enumerate(masks):
-            seen.setdefault(row.tobytes(), i)
-        usable = (masks & ~key).any(axis=1)
-        first = [i for i in seen.values() if usable[i]]
+        import numpy as np
+
+        packed = np.ascontiguousarray(np.packbits(masks, axis=1))
+        rows = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+        first = np.sort(np.unique(rows, return_index=True)[1])
+        first = first[(masks[first] & ~key).any(axis=1)].tolist()
         return masks[first], [meta[i] for i in first]
 
     def tokens(self, role: str, i: int) -> frozenset:
@@ -252,53 +241,86 @@ class Context:
                 for role in ("alpha", "beta")}
 
     def feature_rows(self, role: str, code):
-        """The features of every candidate of ``role``, one row each, in order; ``code(name,
-        value)`` turns a category into its number (called in order of first sight within each
-        category, so that training gives codes in that order). The counts run over the window's
-        token positions with numpy."""
-        import numpy as np
+        """The features of every candidate of ``role``, one row each, in order (see
+        :func:`feature_matrix`)."""
+        return feature_matrix([self], role, code)
 
-        member, meta = self.masks[role], self.meta[role]
-        if not meta:
-            return np.zeros((0, len(CATEGORICAL) + 27))
-        rule, paper = self.rules[role], self.paper[role]
-        off, n, (ks, ke) = self.off, len(self.tree.leaves), self.key
-        tags, words, rel, pos = self.tags, self.words, self.rel, self.pos
-        name, width = rel.relation, member.shape[1]
-        lo = member.argmax(axis=1) + pos[0]
-        hi = width - 1 - member[:, ::-1].argmax(axis=1) + pos[0]
-        ops = [m[0] for m in meta]
-        los, his = lo.tolist(), hi.tolist()
-        columns = (ops, [m[2] for m in meta], [rel.keyword.lower()], [name], [rel.category],
-                   [self.labels[0]], [self.labels[1]],
-                   [op.split("+")[-1] if "+" in op else "-" for op in ops],
-                   [f"{name}:{op.split('+')[0].split('-')[0]}" for op in ops],
-                   [tags.get(x, "NONE") for x in los], [tags.get(x, "NONE") for x in his],
-                   [tags.get(x - 1, "NONE") for x in los], [tags.get(x + 1, "NONE") for x in his])
-        cats = np.empty((len(meta), len(CATEGORICAL)))
-        for j, (feature, values) in enumerate(zip(CATEGORICAL, columns)):
-            seen: dict = {}
-            cats[:, j] = [seen[v] if v in seen else seen.setdefault(v, code(feature, v))
-                          for v in values]
-        size = member.sum(axis=1)
-        counted = member.astype(float) @ np.column_stack(  # how many of its tokens are …
-            [self.span_rows[role][0][0], self.span_rows[role][1][0], pos < ks, pos >= ke, pos < off,
-             *self.flags])
-        in_rule, in_paper, before_key, after_key, before_sentence, saying, verb, finite = counted.T
-        nr, npap = len(rule), len(paper)
-        gaps = (member[:, :-1] & ~member[:, 1:]).sum(axis=1) - 1  # every run's end but hi's
-        num = np.column_stack([
-            [m[1] for m in meta], (in_rule == size) & (size == nr),
-            (in_paper == size) & (size == npap), in_rule / (size + nr - in_rule),
-            in_paper / (size + npap - in_paper), size, size / max(1, n),
-            before_key / size, after_key / size, before_sentence / size, gaps,
-            np.where(hi < ks, ks - hi, -1), np.where(lo >= ke, lo - ke, -1),
-            np.full(len(meta), int(self.initial)), np.full(len(meta), n),
-            np.full(len(meta), self.previous_length), in_rule / max(1, nr), in_rule / size,
-            (lo >= off) & (hi < off + n), saying, verb, finite,
-            size - in_rule, nr - in_rule, np.full(len(meta), int(words.get(off - 1) == "?")),
-            (in_rule == size) & (size < nr), (in_rule == nr) & (size > nr)]).astype(float)
-        return np.hstack([cats, num])
+
+NUMERIC = 27
+
+
+def feature_matrix(found: Sequence[Context], role: str, code):
+    """The rows of every candidate of ``role`` of each Context, in order; ``code(name, value)``
+    turns a category into its number (called in order of first sight within each category, so
+    that training gives codes in that order). The Contexts of one sentence share their token
+    window and are counted together with numpy: a call per Context cost more than the counting."""
+    import numpy as np
+
+    blocks, i = [], 0
+    while i < len(found):
+        j = i + 1
+        while j < len(found) and found[j].pos is found[i].pos:
+            j += 1
+        group = [ctx for ctx in found[i:j] if ctx.meta[role]]
+        if group:
+            blocks.append(_window_rows(group, role, code))
+        i = j
+    return np.vstack(blocks) if blocks else np.zeros((0, len(CATEGORICAL) + NUMERIC))
+
+
+def _window_rows(group: list, role: str, code):
+    """feature_matrix's rows for Contexts that share their token window (``pos``)."""
+    import numpy as np
+
+    first, metas = group[0], [ctx.meta[role] for ctx in group]
+    g = np.repeat(np.arange(len(group)), [len(m) for m in metas])  # each row's Context
+    meta = [m for ms in metas for m in ms]
+    member, pos = np.vstack([ctx.masks[role] for ctx in group]), first.pos
+    off, n, tags, words = first.off, len(first.tree.leaves), first.tags, first.words
+    ks = np.array([ctx.key[0] for ctx in group])[g]
+    ke = np.array([ctx.key[1] for ctx in group])[g]
+    nr = np.array([len(ctx.rules[role]) for ctx in group])[g]
+    npap = np.array([len(ctx.paper[role]) for ctx in group])[g]
+    width = member.shape[1]
+    lo = member.argmax(axis=1) + pos[0]
+    hi = width - 1 - member[:, ::-1].argmax(axis=1) + pos[0]
+    ops, los, his, rows = [m[0] for m in meta], lo.tolist(), hi.tolist(), g.tolist()
+    rels = [ctx.rel for ctx in group]
+    names = [rels[r].relation for r in rows]
+    columns = (ops, [m[2] for m in meta], [rels[r].keyword.lower() for r in rows], names,
+               [rels[r].category for r in rows], [group[r].labels[0] for r in rows],
+               [group[r].labels[1] for r in rows],
+               [op.split("+")[-1] if "+" in op else "-" for op in ops],
+               [f"{name}:{op.split('+')[0].split('-')[0]}" for name, op in zip(names, ops)],
+               [tags.get(x, "NONE") for x in los], [tags.get(x, "NONE") for x in his],
+               [tags.get(x - 1, "NONE") for x in los], [tags.get(x + 1, "NONE") for x in his])
+    cats = np.empty((len(meta), len(CATEGORICAL)))
+    for j, (feature, values) in enumerate(zip(CATEGORICAL, columns)):
+        seen: dict = {}
+        cats[:, j] = [seen[v] if v in seen else seen.setdefault(v, code(feature, v))
+                      for v in values]
+    size = member.sum(axis=1)
+    # How many of a candidate's tokens are in its Context's rules' and Algorithm 1's spans, before
+    # and after its keyword; and, shared by the window, before the sentence, saying verbs, verbs.
+    own = np.stack([np.vstack([ctx.span_rows[role][0][0], ctx.span_rows[role][1][0],
+                               pos < ctx.key[0], pos >= ctx.key[1]]) for ctx in group])
+    in_rule, in_paper, before_key, after_key = (member[:, None, :] & own[g]).sum(axis=2).T
+    shared = member.astype(float) @ np.column_stack([pos < off, *first.flags])
+    before_sentence, saying, verb, finite = shared.T
+    gaps = (member[:, :-1] & ~member[:, 1:]).sum(axis=1) - 1  # every run's end but hi's
+    initial = np.array([int(ctx.initial) for ctx in group])[g]
+    num = np.column_stack([
+        [m[1] for m in meta], (in_rule == size) & (size == nr),
+        (in_paper == size) & (size == npap), in_rule / (size + nr - in_rule),
+        in_paper / (size + npap - in_paper), size, size / max(1, n),
+        before_key / size, after_key / size, before_sentence / size, gaps,
+        np.where(hi < ks, ks - hi, -1), np.where(lo >= ke, lo - ke, -1),
+        initial, np.full(len(meta), n),
+        np.full(len(meta), first.previous_length), in_rule / np.maximum(1, nr), in_rule / size,
+        (lo >= off) & (hi < off + n), saying, verb, finite,
+        size - in_rule, nr - in_rule, np.full(len(meta), int(words.get(off - 1) == "?")),
+        (in_rule == size) & (size < nr), (in_rule == nr) & (size > nr)]).astype(float)
+    return np.hstack([cats, num])
 
 
 #: Sentences beyond these keep the default's spans: candidates grow with a sentence's length and

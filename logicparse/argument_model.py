@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from .argument_candidates import UNKNOWN
+from .argument_candidates import UNKNOWN, feature_matrix
 from .errors import Errors, ModelLoadError
 
 FORMAT = "logicparse-arguments/2"
@@ -51,7 +51,7 @@ class ArgumentModel:
             sizes = [len(ctx.meta[role]) for _, ctx in found]
             if not sum(sizes):
                 continue
-            rows = np.vstack([ctx.feature_rows(role, self.code) for _, ctx in found])
+            rows = feature_matrix([ctx for _, ctx in found], role, self.code)
             p = self.boosters[role].predict(rows, num_threads=1)
             for (rel, ctx), end, size in zip(found, np.cumsum(sizes), sizes):
                 if size:  # argmax: the first of equal scores, in candidate order

@@ -22,7 +22,7 @@ from .resources import file_sha256
 #: number of boosting rounds, chosen on 5 folds of GDTB train by document.
 PARAMS = {"objective": "binary", "learning_rate": 0.1, "num_leaves": 31, "min_data_in_leaf": 20,
           "deterministic": True, "force_row_wise": True, "num_threads": 1, "verbose": -1}
-ROUNDS = 150
+ROUNDS = 100
 
 
 def gdtb_examples(docs, trees: Optional[Callable] = None, parser=None

@@ -1,7 +1,9 @@
 """The learned choice's candidates (``argument_candidates.Context``): held as rows of token masks
 for speed, they must be, in order, the token sets the model was trained on. The reference below is
-the first, set-by-set way of drawing them (with the one rule added since: no candidate of the
-keyword's tokens only); and documents scored together get what each gets alone."""
+the first, set-by-set way of drawing them (with what changed since: no candidate of the keyword's
+tokens only; of the sentences before, only each whole one; the word before added to four kinds
+only, and never the leading word removed); and documents scored together get what each gets
+alone."""
 
 from pathlib import Path
 
@@ -64,26 +66,16 @@ def _in_sentence(tree, start, end, pa):
 
 
 def _before(tree, back):
-    whole = set(range(len(tree.leaves)))
-    out = [(whole, "prevall", back, base_label(tree.labels[0]))]
-    for x in range(1, len(tree.labels)):
-        label = base_label(tree.labels[x])
-        if label in CLAUSES or label in ("SBAR", "VP"):
-            out.append((_span(tree, x), "prevnode", back, label))
-    for c in children(tree, 0):
-        out.append((whole - _span(tree, c), "prevminus", back, base_label(tree.labels[c])))
-    return out
+    return [(set(range(len(tree.leaves))), "prevall", back, base_label(tree.labels[0]))]
 
 
 def _variants(cands, tree):
     out = []
     for toks, op, level, label in cands:
-        if toks:
+        if toks and op in ("before", "child", "minusbranch", "key"):
             lo = min(toks)
             if lo > 0 and _tag(tree, lo - 1) in ("CC", "IN"):
                 out.append((toks | {lo - 1}, op + "+prevword", level, label))
-            if _tag(tree, lo) in ("CC", "IN", "RB") and len(toks) > 1:
-                out.append((toks - {lo}, op + "-first", level, label))
     return out
 
 
@@ -104,9 +96,6 @@ def _reference(trees, starts, punct, sentence, ctx):
     for back in (1, 2):
         if sentence - back >= 0:
             before += _lift(_before(trees[sentence - back], back), starts[sentence - back], punct)
-    if sentence >= 2:
-        both = frozenset(set(range(starts[sentence - 2], off)) - punct)
-        before.append((both, "prev2all", 2, "S"))
     out, key = {}, {t for a, b in ctx.rel.key for t in range(a, b)}
     lifted = {"alpha": _lift(alpha, off, punct) + before, "beta": _lift(beta, off, punct)}
     for role, cands in lifted.items():
@@ -137,7 +126,7 @@ def test_the_candidates_are_the_set_by_set_references_in_order():
             want = _reference(trees, doc.sentence_starts, punct, rel.sentence, ctx)
             assert ctx.candidates == want, (name, rel.keyword)
             seen += len(want["alpha"]) + len(want["beta"])
-    assert seen > 1500
+    assert seen > 1000
 
 
 def test_documents_scored_together_get_what_each_gets_alone():
@@ -147,6 +136,29 @@ def test_documents_scored_together_get_what_each_gets_alone():
     assert [d.to_dict() for d in together] == [d.to_dict() for d in alone]
     rules = build_documents(docs)
     assert [d.to_dict() for d in together] != [d.to_dict() for d in rules]  # the choice acted
+
+
+def test_the_features_of_many_contexts_at_once_are_each_contexts_own():
+    """The choice counts the Contexts of a sentence together: the rows, and the order in which
+    categories are first coded, are those of each Context alone (a padded window included)."""
+    import numpy as np
+
+    from logicparse.argument_candidates import feature_matrix
+    from logicparse.argument_training import _Codes
+
+    found = []
+    for name, sentences in list(_documents()) + [("far", _tree_sentences([PREVIOUS] * 3 + [WHEN]))]:
+        doc = build_documents([(name, "", sentences)], senses=None)[0]
+        if name == "far":
+            next(r for r in doc.relations if r.keyword == "when").alpha = [[0, 2]]
+        found += [c for _, c in contexts([s.tree for s in sentences], doc.sentence_starts,
+                                         doc.tokens, doc.relations)]
+    assert len({id(c.pos) for c in found}) < len(found) - 20  # many share their sentence's window
+    for role in ("alpha", "beta"):
+        together, alone = _Codes(), _Codes()
+        got = feature_matrix(found, role, together)
+        want = np.vstack([feature_matrix([c], role, alone) for c in found])
+        assert got.shape == want.shape and (got == want).all() and together.codes == alone.codes
 
 
 def test_a_rules_span_beyond_the_three_sentences_is_still_a_candidate():
