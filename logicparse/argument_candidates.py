@@ -187,6 +187,10 @@ class Context:
         own = dict(zip(("alpha", "beta"), _in_sentence(self.tree, shared.kids, ks, ke, pa)))
         for role, cands in own.items():
             cands += _variants(cands, shared.sentence_tags)
+            firsts: dict = {}  # more than half are drawn twice (a node and its only child, …)
+            for c in cands:
+                firsts.setdefault(c[0], c)
+            own[role] = list(firsts.values())
         spans = set().union(*self.rules.values(), *self.paper.values())
         # The rules' spans lie in the window; were one ever outside, the window grows to hold it.
         pad = (max(0, int(shared.pos[0]) - min(spans, default=shared.base)),
