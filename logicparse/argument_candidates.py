@@ -256,35 +256,47 @@ NUMERIC = 27
 def feature_matrix(found: Sequence[Context], role: str, code):
     """The rows of every candidate of ``role`` of each Context, in order; ``code(name, value)``
     turns a category into its number (called in order of first sight within each category, so
-    that training gives codes in that order). The Contexts of one sentence share their token
-    window and are counted together with numpy: a call per Context cost more than the counting."""
+    that training gives codes in that order)."""
+    return feature_matrices(found, code, (role,))[role]
+
+
+def feature_matrices(found: Sequence[Context], code, roles=("alpha", "beta")) -> dict:
+    """:func:`feature_matrix` of each role. The Contexts of one sentence share their token window
+    and their rows, both roles', are counted together with numpy: a call per Context and role
+    cost more than the counting."""
     import numpy as np
 
-    blocks, i = [], 0
+    blocks: dict = {role: [] for role in roles}
+    i = 0
     while i < len(found):
         j = i + 1
         while j < len(found) and found[j].pos is found[i].pos:
             j += 1
-        group = [ctx for ctx in found[i:j] if ctx.meta[role]]
-        if group:
-            blocks.append(_window_rows(group, role, code))
+        parts = [(role, ctx) for role in roles for ctx in found[i:j] if ctx.meta[role]]
+        if parts:
+            rows, of = _window_rows(parts, code)
+            for role in roles:
+                blocks[role].append(rows[of == role])
         i = j
-    return np.vstack(blocks) if blocks else np.zeros((0, len(CATEGORICAL) + NUMERIC))
+    empty = np.zeros((0, len(CATEGORICAL) + NUMERIC))
+    return {role: np.vstack(blocks[role]) if blocks[role] else empty for role in roles}
 
 
-def _window_rows(group: list, role: str, code):
-    """feature_matrix's rows for Contexts that share their token window (``pos``)."""
+def _window_rows(parts: list, code):
+    """The rows of the (role, Context) ``parts``, Contexts that share their token window
+    (``pos``), and each row's role."""
     import numpy as np
 
-    first, metas = group[0], [ctx.meta[role] for ctx in group]
-    g = np.repeat(np.arange(len(group)), [len(m) for m in metas])  # each row's Context
+    first, metas = parts[0][1], [ctx.meta[role] for role, ctx in parts]
+    g = np.repeat(np.arange(len(parts)), [len(m) for m in metas])  # each row's part
+    group = [ctx for _, ctx in parts]
     meta = [m for ms in metas for m in ms]
-    member, pos = np.vstack([ctx.masks[role] for ctx in group]), first.pos
+    member, pos = np.vstack([ctx.masks[role] for role, ctx in parts]), first.pos
     off, n, tags, words = first.off, len(first.tree.leaves), first.tags, first.words
     ks = np.array([ctx.key[0] for ctx in group])[g]
     ke = np.array([ctx.key[1] for ctx in group])[g]
-    nr = np.array([len(ctx.rules[role]) for ctx in group])[g]
-    npap = np.array([len(ctx.paper[role]) for ctx in group])[g]
+    nr = np.array([len(ctx.rules[role]) for role, ctx in parts])[g]
+    npap = np.array([len(ctx.paper[role]) for role, ctx in parts])[g]
     width = member.shape[1]
     lo = member.argmax(axis=1) + pos[0]
     hi = width - 1 - member[:, ::-1].argmax(axis=1) + pos[0]
@@ -307,7 +319,7 @@ def _window_rows(group: list, role: str, code):
     # How many of a candidate's tokens are in its Context's rules' and Algorithm 1's spans, before
     # and after its keyword; and, shared by the window, before the sentence, saying verbs, verbs.
     own = np.stack([np.vstack([ctx.span_rows[role][0][0], ctx.span_rows[role][1][0],
-                               pos < ctx.key[0], pos >= ctx.key[1]]) for ctx in group])
+                               pos < ctx.key[0], pos >= ctx.key[1]]) for role, ctx in parts])
     in_rule, in_paper, before_key, after_key = (member[:, None, :] & own[g]).sum(axis=2).T
     shared = member.astype(float) @ np.column_stack([pos < off, *first.flags])
     before_sentence, saying, verb, finite = shared.T
@@ -324,7 +336,7 @@ def _window_rows(group: list, role: str, code):
         (lo >= off) & (hi < off + n), saying, verb, finite,
         size - in_rule, nr - in_rule, np.full(len(meta), int(words.get(off - 1) == "?")),
         (in_rule == size) & (size < nr), (in_rule == nr) & (size > nr)]).astype(float)
-    return np.hstack([cats, num])
+    return np.hstack([cats, num]), np.array([role for role, _ in parts])[g]
 
 
 #: Sentences beyond these keep the default's spans: candidates grow with a sentence's length and

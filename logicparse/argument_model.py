@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from .argument_candidates import UNKNOWN, feature_matrix
+from .argument_candidates import UNKNOWN, feature_matrices
 from .errors import Errors, ModelLoadError
 
 FORMAT = "logicparse-arguments/2"
@@ -47,12 +47,12 @@ class ArgumentModel:
         ``found`` may hold many documents' relations, which are scored in one call per role."""
         import numpy as np
 
+        matrices = feature_matrices([ctx for _, ctx in found], self.code)
         for role in ("alpha", "beta"):
             sizes = [len(ctx.meta[role]) for _, ctx in found]
             if not sum(sizes):
                 continue
-            rows = feature_matrix([ctx for _, ctx in found], role, self.code)
-            p = self.boosters[role].predict(rows, num_threads=1)
+            p = self.boosters[role].predict(matrices[role], num_threads=1)
             for (rel, ctx), end, size in zip(found, np.cumsum(sizes), sizes):
                 if size:  # argmax: the first of equal scores, in candidate order
                     best = int(np.argmax(p[end - size:end]))

@@ -139,11 +139,12 @@ def test_documents_scored_together_get_what_each_gets_alone():
 
 
 def test_the_features_of_many_contexts_at_once_are_each_contexts_own():
-    """The choice counts the Contexts of a sentence together: the rows, and the order in which
-    categories are first coded, are those of each Context alone (a padded window included)."""
+    """The choice counts the Contexts of a sentence together, both roles at once: the rows, and
+    the order in which categories are first coded, are those of each Context and role alone (a
+    padded window included)."""
     import numpy as np
 
-    from logicparse.argument_candidates import feature_matrix
+    from logicparse.argument_candidates import feature_matrices, feature_matrix
     from logicparse.argument_training import _Codes
 
     found = []
@@ -154,11 +155,15 @@ def test_the_features_of_many_contexts_at_once_are_each_contexts_own():
         found += [c for _, c in contexts([s.tree for s in sentences], doc.sentence_starts,
                                          doc.tokens, doc.relations)]
     assert len({id(c.pos) for c in found}) < len(found) - 20  # many share their sentence's window
+    both = feature_matrices(found, lambda name, value: hash((name, value)) % 1000)
     for role in ("alpha", "beta"):
         together, alone = _Codes(), _Codes()
         got = feature_matrix(found, role, together)
         want = np.vstack([feature_matrix([c], role, alone) for c in found])
         assert got.shape == want.shape and (got == want).all() and together.codes == alone.codes
+        # both roles counted in one pass: each role's rows, with the codes of a fixed lookup
+        want = feature_matrix(found, role, lambda name, value: hash((name, value)) % 1000)
+        assert both[role].shape == want.shape and (both[role] == want).all()
 
 
 def test_a_rules_span_beyond_the_three_sentences_is_still_a_candidate():
