@@ -5,10 +5,11 @@ tree: for β the keyword's ancestors without the keyword, or what follows it (up
 sister); for α each ancestor's part before the keyword, the ancestor without the keyword's branch,
 its other children (and those children without one of theirs), and each of the two sentences
 before, whole; the part before the keyword, its branch's sisters, the ancestor without the branch
-and β's keyword-less ancestors also with the coordinator or subordinator before them. The rules' span and
-Algorithm 1's are candidates too; none made of the keyword's own tokens only. A candidate's
-features: its position and size, the tags at its edges, its agreement with the rules' span, and the
-keyword, relation and tree labels. Token sets leave punctuation out (as the GDTB scorer does).
+and β's keyword-less ancestors also with the coordinator or subordinator before them. The rules'
+span and Algorithm 1's are candidates too; none made of the keyword's own tokens only. A
+candidate's features: its position and size, the tags at its edges, its agreement with the rules'
+span, and the keyword, relation and tree labels. Token sets leave punctuation out (as the GDTB
+scorer does).
 """
 
 from __future__ import annotations

@@ -148,7 +148,8 @@ def test_the_features_of_many_contexts_at_once_are_each_contexts_own():
     from logicparse.argument_training import _Codes
 
     found = []
-    for name, sentences in list(_documents()) + [("far", _tree_sentences([PREVIOUS] * 3 + [WHEN]))]:
+    far = [("far", _tree_sentences([PREVIOUS] * 3 + [WHEN]))]
+    for name, sentences in list(_documents()) + far:
         doc = build_documents([(name, "", sentences)], senses=None)[0]
         if name == "far":
             next(r for r in doc.relations if r.keyword == "when").alpha = [[0, 2]]
