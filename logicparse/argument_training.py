@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from .argument_candidates import CATEGORICAL, UNKNOWN, Context, contexts
+from .argument_candidates import CATEGORICAL, UNKNOWN, Context, contexts, feature_matrix
 from .argument_model import FORMAT
 from .constituents import is_punct
 from .resources import file_sha256
@@ -73,11 +73,10 @@ def fit(examples: Sequence[tuple[Context, dict]], seed: int = 0):
 
     codes, boosters = _Codes(), {}
     for role in ("alpha", "beta"):
-        rows, labels = [], []
-        for ctx, gold in examples:
-            rows.append(ctx.feature_rows(role, codes))
-            labels += [int(cand[0] == gold[role]) for cand in ctx.candidates[role]]
-        data = lightgbm.Dataset(np.vstack(rows), np.asarray(labels),
+        rows = feature_matrix([ctx for ctx, _ in examples], role, codes)
+        labels = [int(cand[0] == gold[role]) for ctx, gold in examples
+                  for cand in ctx.candidates[role]]
+        data = lightgbm.Dataset(rows, np.asarray(labels),
                                 categorical_feature=list(range(len(CATEGORICAL))))
         boosters[role] = lightgbm.train({**PARAMS, "seed": seed}, data, num_boost_round=ROUNDS)
     return boosters, codes.codes
