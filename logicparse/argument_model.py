@@ -43,20 +43,46 @@ class ArgumentModel:
         return self.codes[name].get(value, UNKNOWN)
 
     def choose(self, found: list) -> None:
-        """Replace the rules' α and β of each (relation, Context) by the best-scored candidate;
-        ``found`` may hold many documents' relations, which are scored in one call per role."""
+        """Replace the rules' α and β of each (relation, Context) by the best-scored candidates
+        that share no token; ``found`` may hold many documents' relations, which are scored in
+        one call per role."""
         import numpy as np
 
         matrices = feature_matrices([ctx for _, ctx in found], self.code)
+        scores = {}
         for role in ("alpha", "beta"):
             sizes = [len(ctx.meta[role]) for _, ctx in found]
-            if not sum(sizes):
-                continue
-            p = self.boosters[role].predict(matrices[role], num_threads=1)
-            for (rel, ctx), end, size in zip(found, np.cumsum(sizes), sizes):
-                if size:  # argmax: the first of equal scores, in candidate order
-                    best = int(np.argmax(p[end - size:end]))
-                    setattr(rel, role, to_ranges(ctx.tokens(role, best), ctx.punct))
+            p = (self.boosters[role].predict(matrices[role], num_threads=1) if sum(sizes)
+                 else np.zeros(0))
+            scores[role] = np.split(p, np.cumsum(sizes)[:-1])
+        for (rel, ctx), pa, pb in zip(found, scores["alpha"], scores["beta"]):
+            best = {"alpha": int(np.argmax(pa)) if len(pa) else None,  # argmax: the first of
+                    "beta": int(np.argmax(pb)) if len(pb) else None}   # equal scores
+            if len(pa) and len(pb):
+                best["alpha"], best["beta"] = disjoint_pair(ctx.masks["alpha"], ctx.masks["beta"],
+                                                            pa, pb)
+            for role, i in best.items():
+                if i is not None:
+                    setattr(rel, role, to_ranges(ctx.tokens(role, i), ctx.punct))
+
+
+def disjoint_pair(alpha_masks, beta_masks, pa, pb) -> tuple[int, int]:
+    """The best-scored α and β (rows of token masks, their probabilities), or, where those two
+    share a token, the disjoint pair of the highest product of probabilities: GDTB's two
+    arguments share no token (20 of 4,780 relations of train aside). The best pair is kept
+    where no disjoint pair exists."""
+    import numpy as np
+
+    a, b = int(np.argmax(pa)), int(np.argmax(pb))
+    if not (alpha_masks[a] & beta_masks[b]).any():
+        return a, b
+    shared = alpha_masks.astype(np.int32) @ beta_masks.T.astype(np.int32) > 0
+    joint = np.log(np.asarray(pa) + 1e-9)[:, None] + np.log(np.asarray(pb) + 1e-9)[None, :]
+    joint[shared] = -np.inf
+    if np.isinf(joint).all():
+        return a, b
+    i, j = np.unravel_index(int(np.argmax(joint)), joint.shape)
+    return int(i), int(j)
 
 
 def bundled_model_dir() -> Path:

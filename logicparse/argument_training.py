@@ -41,7 +41,7 @@ def gdtb_examples(docs, trees: Optional[Callable] = None, parser=None
         mapped = build_documents([(doc.name, doc.text, sentences)], senses=None)[0]
         found = {tuple(range(r.key[0][0], r.key[-1][1])): ctx
                  for r, ctx in contexts([s.tree for s in sentences], mapped.sentence_starts,
-                                        mapped.tokens, mapped.relations)}
+                                        mapped.tokens, mapped.relations, phrases=True)}
         punct = {i for i, t in enumerate(mapped.tokens) if is_punct(t)}
         for rel in doc.explicit:
             if rel.connective.lower() not in kw:

@@ -122,7 +122,8 @@ def test_the_candidates_are_the_set_by_set_references_in_order():
         doc = build_documents([(name, "", sentences)], senses=None)[0]
         trees = [s.tree for s in sentences]
         punct = {i for i, t in enumerate(doc.tokens) if is_punct(t)}
-        for rel, ctx in contexts(trees, doc.sentence_starts, doc.tokens, doc.relations):
+        for rel, ctx in contexts(trees, doc.sentence_starts, doc.tokens, doc.relations,
+                                 phrases=True):
             want = _reference(trees, doc.sentence_starts, punct, rel.sentence, ctx)
             assert ctx.candidates == want, (name, rel.keyword)
             seen += len(want["alpha"]) + len(want["beta"])
@@ -154,7 +155,7 @@ def test_the_features_of_many_contexts_at_once_are_each_contexts_own():
         if name == "far":
             next(r for r in doc.relations if r.keyword == "when").alpha = [[0, 2]]
         found += [c for _, c in contexts([s.tree for s in sentences], doc.sentence_starts,
-                                         doc.tokens, doc.relations)]
+                                         doc.tokens, doc.relations, phrases=True)]
     assert len({id(c.pos) for c in found}) < len(found) - 20  # many share their sentence's window
     both = feature_matrices(found, lambda name, value: hash((name, value)) % 1000)
     for role in ("alpha", "beta"):
@@ -192,3 +193,14 @@ def test_a_keyword_is_never_its_own_argument():
         rel = next(r for r in learned.relations if r.keyword == "But")
         assert rel.beta == next(r for r in rules.relations if r.keyword == "But").beta == []
         assert all(rel.key[0] != span for span in rel.alpha)
+
+
+def test_a_coordinator_joining_phrases_has_a_context_for_training_only():
+    from logicparse.trees import read_tree
+
+    tree = ("(S (NP (PRP We)) (VP (VB defend) (NP (NP (PRP$ our) (NNS allies)) (CC and) (NP "
+            "(PRP$ our) (NNS interests)))) (. .))")
+    doc = build_documents([("allies", "", _tree_sentences([tree]))], senses=None)[0]
+    args = ([read_tree(tree)], doc.sentence_starts, doc.tokens, doc.relations)
+    assert [r.keyword for r, _ in contexts(*args, phrases=True)] == ["and"]
+    assert contexts(*args) == []

@@ -55,6 +55,18 @@ def test_the_learned_alpha_is_the_span_a_reader_means(tree, keyword, rules_alpha
     assert learned.beta == rules.beta and learned.key == rules.key
 
 
+ALLIES = ("(S (NP (PRP We)) (VP (MD will) (VP (VB defend) (NP (NP (PRP$ our) (NNS allies)) (CC and) "
+          "(NP (PRP$ our) (NNS interests))))) (. .))")
+
+
+def test_a_coordinator_joining_phrases_keeps_the_rules_spans():
+    # GDTB has no relation between noun phrases to learn from; the model alone widened α to
+    # `We will defend our allies`.
+    learned = _relation(annotate_trees(ALLIES, mapping="learned"), "and")
+    doc = annotate_trees(ALLIES)
+    assert (_words(doc, learned.alpha), _words(doc, learned.beta)) == ("our allies", "our interests")
+
+
 def test_unary_relations_and_labels_follow_the_choice():
     trees = HEARINGS + " (S (NP (PRP I)) (VP (VBP do) (RB not) (VP (VB know))) (. .))"
     doc, rules = annotate_trees(trees, mapping="learned"), annotate_trees(trees)
@@ -90,13 +102,35 @@ def test_choose_takes_the_best_scored_candidate_of_each_relation():
     found = contexts([read_tree(WHEN)], doc.sentence_starts, doc.tokens, doc.relations)
     (rel, ctx), = found
     alphas, betas = ctx.candidates["alpha"], ctx.candidates["beta"]
-    i = next(k for k, c in enumerate(alphas) if c[0] != ctx.rules["alpha"])
-    j = next(k for k, c in enumerate(betas) if c[0] != ctx.rules["beta"])
+    i, j = next((i, j) for i, a in enumerate(alphas) for j, b in enumerate(betas)
+                if a[0] != ctx.rules["alpha"] and b[0] != ctx.rules["beta"] and not a[0] & b[0])
     model = ArgumentModel({"alpha": _Prefers(i), "beta": _Prefers(j)}, {}, {})
     model.code = lambda name, value: 0
     model.choose(found)
     assert rel.alpha == to_ranges(alphas[i][0], ctx.punct)
     assert rel.beta == to_ranges(betas[j][0], ctx.punct)
+    # A preferred β that shares α's tokens gives way to the best disjoint pair.
+    j = next(k for k, c in enumerate(betas) if c[0] & alphas[i][0])
+    model.boosters["beta"] = _Prefers(j)
+    model.choose(found)
+    chosen = [frozenset(t for a, b in r for t in range(a, b)) for r in (rel.alpha, rel.beta)]
+    assert chosen[0] and chosen[1] and not chosen[0] & chosen[1]
+
+
+def test_alpha_and_beta_share_no_token():
+    import numpy as np
+
+    from logicparse.argument_model import disjoint_pair
+
+    alphas = np.array([[1, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1]], dtype=bool)
+    betas = np.array([[0, 1, 1, 0], [0, 0, 1, 1], [0, 0, 1, 0]], dtype=bool)
+    # The best of each are disjoint: kept.
+    assert disjoint_pair(alphas, betas, [0.9, 0.5, 0.1], [0.2, 0.3, 0.8]) == (0, 2)
+    # The best of each share token 1: the disjoint pair of the highest product, here another α
+    # (0.8 · 0.9 over 0.9 · 0.1).
+    assert disjoint_pair(alphas, betas, [0.9, 0.8, 0.1], [0.9, 0.1, 0.1]) == (1, 0)
+    # No disjoint pair: the best of each.
+    assert disjoint_pair(alphas[:1], betas[:1], [0.9], [0.7]) == (0, 0)
 
 
 def _train(out, seed=0):
