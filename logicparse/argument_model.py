@@ -2,8 +2,9 @@
 
 The candidates of each binary relation the rules have mapped (argument_candidates.py) are scored by
 one LightGBM booster per role (trained on GDTB's annotated arguments by ``logicparse mapping
-train``) for whether a candidate is exactly the argument; the best-scored candidate replaces the
-rules' span. Unary relations keep the rules' span. The chosen token set becomes token ranges with
+train``) for whether a candidate is exactly the argument; the best-scored α and β replace the
+rules' spans, or, where those two share a token, the best pair that shares none. Unary relations
+and coordinators joining phrases keep the rules' spans. The chosen token set becomes token ranges with
 any punctuation between its tokens put back.
 """
 
@@ -44,8 +45,8 @@ class ArgumentModel:
 
     def choose(self, found: list) -> None:
         """Replace the rules' α and β of each (relation, Context) by the best-scored candidates
-        that share no token; ``found`` may hold many documents' relations, which are scored in
-        one call per role."""
+        that share no token, where such a pair exists (:func:`disjoint_pair`); ``found`` may hold
+        many documents' relations, which are scored in one call per role."""
         import numpy as np
 
         matrices = feature_matrices([ctx for _, ctx in found], self.code)
@@ -76,7 +77,7 @@ def disjoint_pair(alpha_masks, beta_masks, pa, pb) -> tuple[int, int]:
     a, b = int(np.argmax(pa)), int(np.argmax(pb))
     if not (alpha_masks[a] & beta_masks[b]).any():
         return a, b
-    shared = alpha_masks.astype(np.int32) @ beta_masks.T.astype(np.int32) > 0
+    shared = alpha_masks.astype(np.float32) @ beta_masks.T.astype(np.float32) > 0  # BLAS
     joint = np.log(np.asarray(pa) + 1e-9)[:, None] + np.log(np.asarray(pb) + 1e-9)[None, :]
     joint[shared] = -np.inf
     if np.isinf(joint).all():

@@ -59,12 +59,23 @@ ALLIES = ("(S (NP (PRP We)) (VP (MD will) (VP (VB defend) (NP (NP (PRP$ our) (NN
           "(NP (PRP$ our) (NNS interests))))) (. .))")
 
 
-def test_a_coordinator_joining_phrases_keeps_the_rules_spans():
-    # GDTB has no relation between noun phrases to learn from; the model alone widened α to
-    # `We will defend our allies`.
-    learned = _relation(annotate_trees(ALLIES, mapping="learned"), "and")
-    doc = annotate_trees(ALLIES)
-    assert (_words(doc, learned.alpha), _words(doc, learned.beta)) == ("our allies", "our interests")
+AS_WELL_AS = ("(S (NP (PRP We)) (VP (VBP defend) (NP (NP (PRP$ our) (NNS allies)) (CONJP (RB as) "
+              "(RB well) (IN as)) (NP (PRP$ our) (NNS interests)))) (. .))")
+UNLIKE = ("(S (NP (PRP He)) (VP (VBZ is) (UCP (ADJP (JJ tired)) (CC and) (NP (DT a) (NN bit) (JJ "
+          "hungry)))) (. .))")
+
+
+@pytest.mark.parametrize("tree, keyword, expected", [
+    (ALLIES, "and", ("our allies", "our interests")),
+    (AS_WELL_AS, "as well as", ("our allies", "our interests")),
+    (UNLIKE, "and", ("tired", "a bit hungry")),
+])
+def test_a_coordinator_joining_phrases_keeps_the_rules_spans(tree, keyword, expected):
+    # GDTB has no relation between phrases to learn from; the model alone widened α to the
+    # clause (`We will defend our allies`, `He is tired`).
+    learned = _relation(annotate_trees(tree, mapping="learned"), keyword)
+    doc = annotate_trees(tree)
+    assert (_words(doc, learned.alpha), _words(doc, learned.beta)) == expected
 
 
 def test_unary_relations_and_labels_follow_the_choice():
@@ -109,12 +120,17 @@ def test_choose_takes_the_best_scored_candidate_of_each_relation():
     model.choose(found)
     assert rel.alpha == to_ranges(alphas[i][0], ctx.punct)
     assert rel.beta == to_ranges(betas[j][0], ctx.punct)
-    # A preferred β that shares α's tokens gives way to the best disjoint pair.
+    # A preferred β that shares α's tokens gives way to the disjoint pair of the highest product
+    # of scores, the first in candidate order (α, then β) where several tie.
     j = next(k for k, c in enumerate(betas) if c[0] & alphas[i][0])
     model.boosters["beta"] = _Prefers(j)
     model.choose(found)
-    chosen = [frozenset(t for a, b in r for t in range(a, b)) for r in (rel.alpha, rel.beta)]
-    assert chosen[0] and chosen[1] and not chosen[0] & chosen[1]
+    pa, pb = _Prefers(i).predict(alphas), _Prefers(j).predict(betas)
+    pairs = [(a, b) for a in range(len(alphas)) for b in range(len(betas))
+             if not alphas[a][0] & betas[b][0]]
+    a, b = max(pairs, key=lambda ab: (pa[ab[0]] * pb[ab[1]], -ab[0], -ab[1]))
+    assert (rel.alpha, rel.beta) == (to_ranges(alphas[a][0], ctx.punct),
+                                     to_ranges(betas[b][0], ctx.punct))
 
 
 def test_alpha_and_beta_share_no_token():
@@ -138,6 +154,19 @@ def _train(out, seed=0):
                                  "--out", str(out), "--seed", str(seed)])
     assert r.exit_code == 0, r.output
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_training_sees_the_coordinators_joining_phrases(monkeypatch):
+    """The choice leaves them to the rules, but their examples help the model on the rest."""
+    import logicparse.argument_training as training
+    from logicparse.gdtb import read_gdtb
+
+    calls = []
+    real = training.contexts
+    monkeypatch.setattr(training, "contexts",
+                        lambda *a, **k: calls.append(k.get("phrases")) or real(*a, **k))
+    training.gdtb_examples(read_gdtb(GDTB, "dev"))
+    assert calls and all(calls)
 
 
 def test_training_is_deterministic_and_its_model_loads(tmp_path):
