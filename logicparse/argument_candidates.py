@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .constituents import CLAUSES, base_label, is_punct
+from .constituents import CLAUSES, COORDINATORS, PHRASES, base_label, is_punct
 from .mapping import keyword_node, map_keyword
 from .taxonomy import UNARY
 from .trees import ParseTree
@@ -347,20 +347,15 @@ def _window_rows(parts: list, code):
 #: and the most candidates 1,516.
 MAX_TOKENS, MAX_RELATIONS, MAX_CANDIDATES = 150, 24, 3000
 
-#: Phrases, not clauses or predicates. GDTB annotates relations between clauses only: its few
-#: coordinators under such a phrase (132 of 4,780 on train) join clauses the parser misread, from
-#: which the model learns to widen α to the clause, where "apples and pears" means the two words.
-#: In the learned choice a coordinator joining these keeps the rules' spans (six inaugural
-#: addresses: 385 of 1,090 binary relations); training keeps them, which helps on the rest.
-PHRASES = frozenset({"NP", "NX", "NML", "ADJP", "ADVP", "QP", "PP", "WHNP", "WHADJP", "WHADVP",
-                     "WHPP", "NAC", "UCP"})
-
-
 def joins_phrases(tree: ParseTree, start: int, end: int) -> bool:
-    """Whether the keyword at [start, end) of ``tree`` is a coordinator (``and``; ``as well as``
-    a CONJP) joining phrases."""
+    """Whether the keyword at [start, end) of ``tree`` is a coordinator joining phrases. GDTB
+    annotates relations between clauses only: its few such coordinators (132 of 4,780 on train)
+    join clauses the parser misread, from which the model learns to widen α to the clause, where
+    "apples and pears" means the two words. The learned choice leaves them the rules' spans (six
+    inaugural addresses: 385 of 1,090 binary relations); training keeps them, which helps on the
+    rest."""
     n, pa, _ = keyword_node(tree, start, end)
-    return (n >= 0 and pa >= 0 and base_label(tree.labels[n]) in ("CC", "CONJP")
+    return (n >= 0 and pa >= 0 and base_label(tree.labels[n]) in COORDINATORS
             and base_label(tree.labels[pa]) in PHRASES)
 
 

@@ -57,14 +57,14 @@ class ArgumentModel:
                  else np.zeros(0))
             scores[role] = np.split(p, np.cumsum(sizes)[:-1])
         for (rel, ctx), pa, pb in zip(found, scores["alpha"], scores["beta"]):
-            best = {"alpha": int(np.argmax(pa)) if len(pa) else None,  # argmax: the first of
-                    "beta": int(np.argmax(pb)) if len(pb) else None}   # equal scores
             if len(pa) and len(pb):
-                best["alpha"], best["beta"] = disjoint_pair(ctx.masks["alpha"], ctx.masks["beta"],
-                                                            pa, pb)
-            for role, i in best.items():
-                if i is not None:
-                    setattr(rel, role, to_ranges(ctx.tokens(role, i), ctx.punct))
+                best = zip(("alpha", "beta"),
+                           disjoint_pair(ctx.masks["alpha"], ctx.masks["beta"], pa, pb))
+            else:  # argmax: the first of equal scores, in candidate order
+                best = [(role, int(np.argmax(p))) for role, p in (("alpha", pa), ("beta", pb))
+                        if len(p)]
+            for role, i in best:
+                setattr(rel, role, to_ranges(ctx.tokens(role, i), ctx.punct))
 
 
 def disjoint_pair(alpha_masks, beta_masks, pa, pb) -> tuple[int, int]:

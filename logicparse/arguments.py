@@ -17,8 +17,9 @@ from __future__ import annotations
 from typing import Optional
 
 from .adjuncts import adjunct_alpha, climb_to_clause, predicate_after, subordinator_start
-from .constituents import (CLAUSES, HEADED, SEPARATORS, Ranges, base_label, children, clause_above,
-                           clause_at, conjuncts, is_word, shift, spans_minus, trim_punct)
+from .constituents import (CLAUSES, COORDINATORS, HEADED, SEPARATORS, Ranges, base_label, children,
+                           clause_above, clause_at, conjuncts, is_word, shift, spans_minus,
+                           trim_punct)
 from .taxonomy import INTRINSIC
 from .trees import ParseTree
 
@@ -137,7 +138,7 @@ def _after_coordinator(tree: ParseTree, parent: int, start: int) -> bool:
             break
         if base_label(tree.labels[c]) not in (",", ":"):
             last = c
-    return last is not None and base_label(tree.labels[last]) in ("CC", "CONJP")
+    return last is not None and base_label(tree.labels[last]) in COORDINATORS
 
 
 def _adverbial(tree: ParseTree, pa: int, start: int, end: int, offset: int,

@@ -17,8 +17,13 @@ Ranges = list[list[int]]
 CLAUSES = frozenset({"S", "SINV", "SQ", "SBARQ"})
 # Parents that the keyword heads: subordinate clauses and prepositional adjuncts.
 HEADED = frozenset({"SBAR", "PP", "WHPP"})
+# Coordinators (``and``; ``as well as`` is a CONJP).
+COORDINATORS = frozenset({"CC", "CONJP"})
 # Children that separate conjuncts rather than being one.
-SEPARATORS = frozenset({"CC", "CONJP", ",", ":", ".", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP"})
+SEPARATORS = COORDINATORS | {",", ":", ".", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP"}
+# Phrases, neither clauses nor predicates: what "apples and pears" coordinates.
+PHRASES = frozenset({"NP", "NX", "NML", "ADJP", "ADVP", "QP", "PP", "WHNP", "WHADJP", "WHADVP",
+                     "WHPP", "NAC", "UCP"})
 
 
 @lru_cache(maxsize=4096)
@@ -111,7 +116,7 @@ def conjuncts(tree: ParseTree, parent: int, start: int, end: int
             if label not in SEPARATORS:
                 before = c
         elif tree.starts[c] >= end:
-            if label in ("CC", "CONJP") and after_start is not None:
+            if label in COORDINATORS and after_start is not None:
                 break
             if label not in SEPARATORS:
                 after_start = tree.starts[c] if after_start is None else after_start
