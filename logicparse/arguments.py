@@ -36,6 +36,7 @@ RULES = (
     "skip_parentheticals",  # ... minus parentheticals beside it
     "conjunct_stop",  # ... or only the conjunct (with its coordinator) it sits in
     "flat_adjunct",  # ... also where the parser left the keyword beside its clause
+    "flat_preposition",  # ... or inside a flat phrase: the keyword and the rest of that phrase
     "split_keyword",  # ... and where a multi-word keyword ends on the head of its clause
     "adverbial_clause",  # discourse adverbial: β = its clause, α = the clause before it
     "coordinated_any",  # ... a clause after a coordinator is coordinated whatever the label before
@@ -269,19 +270,26 @@ def _is_subordinator(tree: ParseTree, pa: int, start: int, end: int) -> bool:
 
 def _flat_adjunct(tree: ParseTree, pa: int, start: int, end: int) -> Optional[tuple[int, int]]:
     """A subordinator or preposition that a parser left beside its clause instead of heading it
-    (``(NP … (IN in) (S being …))``): the keyword and the constituent after it."""
+    (``(NP … (IN in) (S being …))``): the keyword and that clause; or, in a flat phrase with words
+    on both sides of the keyword, the keyword and the rest of that phrase."""
     # A phrase that ends where its clause's own head begins (``(ADVP as soon) (SBAR (IN as) S)``).
     head = tree.parents[tree.leaf_parents[end - 1]]
     if ("split_keyword" in ACTIVE and end - start > 1 and head >= 0 and tree.starts[head] == end - 1
             and base_label(tree.labels[head]) in HEADED):
         return start, tree.ends[head]
-    if "flat_adjunct" not in ACTIVE or not _is_subordinator(tree, pa, start, end):
+    if not _is_subordinator(tree, pa, start, end):
         return None
     for c in children(tree, pa):
         if tree.starts[c] >= end and base_label(tree.labels[c]) not in SEPARATORS:
-            if base_label(tree.labels[c]) in CLAUSES | {"SBAR"}:
+            if "flat_adjunct" in ACTIVE and base_label(tree.labels[c]) in CLAUSES | {"SBAR"}:
                 return start, tree.ends[c]
-            return None
+            break
+    # A flat phrase (``(VP have n't (VP made it out … (IN before) (NP 9 PM) …))``): Algorithm 1
+    # would make the whole phrase but the keyword β, and α the auxiliaries above it.
+    if ("flat_preposition" in ACTIVE
+            and any(is_word(w) for w in tree.leaves[tree.starts[pa]:start])
+            and any(is_word(w) for w in tree.leaves[end:tree.ends[pa]])):
+        return start, tree.ends[pa]
     return None
 
 

@@ -130,9 +130,10 @@ CASES = [  # (id, tree, keyword, (α, β), previous sentence or None)
     ("two-word key phrase in a VP", "(S (NP (PRP We)) (VP (VBD ate) (PP (IN in) (NP (NN addition)))) (. .))",
      "in addition", ("It rained", "We ate"), FIRST),
     # ... but one spread over its parent's children (a flat parse), whose first word is a
-    # preposition, stays a preposition: outside a PP or SBAR, Algorithm 1 stands (adverbs_only).
+    # preposition, stays a preposition (adverbs_only): with the rest of its VP, an adjunct
+    # (flat_preposition).
     ("key phrase spread over its parent's children", "(S (NP (PRP We)) (VP (VBD left) (IN in) (NP (NN spite)) "
-     "(IN of) (NP (DT the) (NN rain))) (. .))", "in spite of", ("We", "left the rain"), FIRST),
+     "(IN of) (NP (DT the) (NN rain))) (. .))", "in spite of", ("We left", "the rain"), FIRST),
     # --- adverbial_clause in a relative clause of the sentence's first phrase: α is the clause
     # around it (the sentence), not that phrase.
     ("adverbial in a relative clause of the subject", "(S (NP (NP (DT The) (NN map)) (SBAR (WHNP (WDT which)) "

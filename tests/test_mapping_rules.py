@@ -149,6 +149,17 @@ CASES = [  # (id, second sentence's tree, keyword, (α, β) under the default ma
      "(VP (VBD rained)))) (. .))", "because", ("We stayed", "it rained")),
     ("flat_adjunct in a clause", "(S (NP (PRP We)) (VP (VBD said) (S (S (NP (PRP they)) (VP (VBD left))) "
      "(IN because) (S (NP (PRP it)) (VP (VBD rained))))) (. .))", "because", ("they left", "it rained")),
+    # flat_preposition: what follows the keyword in its phrase (of any label), punctuation and
+    # phrases of any label, is the adjunct; a keyword opening or closing its phrase is not flat.
+    ("flat_preposition comma", "(S (NP (NN Government)) (VP (MD should) (VP (VB refrain) (IN unless) "
+     "(, ,) (PP (IN in) (NP (NNS emergencies))) (, ,) (NP (DT the) (NN public)) (VP (VBZ requires) (NP "
+     "(PRP it))))) (. .))", "unless", ("Government should refrain", "in emergencies , the public requires it")),
+    ("flat_preposition NP", "(S (NP (NP (DT The) (NN meeting)) (IN before) (NP (NN lunch))) (VP (VBD "
+     "ran) (ADVP (RB long))) (. .))", "before", ("The meeting ran long", "lunch")),
+    ("flat_preposition first", "(S (NP (PRP We)) (VP (VBD waited) (VP (IN until) (NP (NN noon)))) (. .))",
+     "until", ("waited", "noon")),
+    ("flat_preposition last", "(S (NP (PRP We)) (VP (MD will) (VP (VB stay) (IN because))) (. .))",
+     "because", ("will", "stay")),
     # split_keyword: a two-word keyword too.
     ("split_keyword two words", "(S (NP (PRP We)) (VP (VBD left) (ADVP (RB early)) (ADVP (RB so)) "
      "(SBAR (IN that) (S (NP (PRP we)) (VP (MD could) (VP (VB rest)))))) (. .))", "so that",
@@ -320,15 +331,15 @@ def test_default_mapping_rule_cases(tree, keyword, expected):
 NO_RULE = [
     # a subordinator with no clause (an unfinished sentence)
     ("(S (NP (PRP We)) (VP (VBD left) (SBAR (IN because))) (. .))", "because"),
-    # a preposition outside a PP with no clause after it
-    ("(S (NP (PRP We)) (VP (VBD sat) (IN in) (NP (DT the) (NN sun))) (. .))", "in"),
+    # a preposition outside a PP with nothing after it in its VP
+    ("(S (NP (PRP We)) (VP (VBD sat) (IN in)) (. .))", "in"),
 ]
 
 
 @pytest.mark.parametrize("tree,keyword", NO_RULE)
 def test_where_no_rule_applies_the_default_mapping_is_algorithm_1(tree, keyword, monkeypatch):
     # (but for the punctuation at the arguments' ends, which punct_edges trims: ``We`` not ``We .``)
-    assert mapped(tree, keyword) == ("We", {"in": "sat the sun", "because": "left"}[keyword])
+    assert mapped(tree, keyword) == ("We", {"in": "sat", "because": "left"}[keyword])
     monkeypatch.setattr(arguments, "ACTIVE", arguments.ACTIVE - {"punct_edges"})
     assert mapped(tree, keyword) == mapped(tree, keyword, "paper")
 

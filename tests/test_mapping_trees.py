@@ -140,9 +140,14 @@ RULE_CASES = [  # (rule, second sentence, keyword, (α, β) with the rule, (α, 
     ("conjunct_stop", "(S (NP (PRP We)) (VP (VP (VBD ate)) (, ,) (CC and) (VP (VBD left) (SBAR (IN "
      "because) (S (NP (PRP it)) (VP (VBD rained)))))) (. .))", "because", ("and left", "it rained"),
      ("We ate , and left .", "it rained")),
+    # Without: flat_preposition takes the rest of the phrase, the PP after the clause too.
     ("flat_adjunct", "(S (NP (PRP It)) (VP (VBZ helps) (NP (NP (NN practice)) (IN in) (S (VP (VBG "
-     "learning) (NP (NNS words)))))) (. .))", "in", ("It helps practice .", "learning words"),
-     ("helps", "practice learning words")),
+     "learning) (NP (NNS words)))) (PP (IN at) (NP (NN home))))) (. .))", "in",
+     ("It helps practice at home .", "learning words"), ("It helps practice .", "learning words at home")),
+    # Without: α the auxiliaries above the flat VP, β the rest of it.
+    ("flat_preposition", "(S (NP (PRP I)) (VP (VBP have) (RB n't) (VP (VBN left) (NP (DT the) (NN "
+     "office)) (IN before) (NP (CD 9) (NN PM)))) (. .))", "before", ("I have n't left the office .",
+     "9 PM"), ("have n't", "left the office 9 PM")),
     ("split_keyword", "(S (NP (PRP We)) (VP (VBD left) (ADVP (ADVP (RB as) (RB soon)) (SBAR (IN as) "
      "(S (NP (PRP it)) (VP (VBD stopped)))))) (. .))", "as soon as", ("We left .", "it stopped"),
      ("It rained .", "We left it stopped .")),
