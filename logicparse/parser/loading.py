@@ -119,7 +119,8 @@ class ChartParserModel(SpanParser):
             force_root=cp.decoder.force_root_constituent, span_bias=cp.decoder.span_bias,
             max_subwords=min(int(getattr(cp.pretrained_model.config, "max_position_embeddings",
                                          512)), 512) - 2,
-            max_words=timing.timing_table.shape[0] - 2 if timing is not None else 510)
+            max_words=timing.timing_table.shape[0] - 2 if timing is not None else 510,
+            piece_words=meta.get("max_train_words"))
         if network.name != "torch":
             # The session holds its own copy of the weights; PyTorch's would only add ~90 MB to
             # every worker. Tokenizer, padding and decoder stay; they hold no weights.

@@ -228,7 +228,8 @@ class _Training:
                    "seen": self.state["seen"]}
         for where in [self.out / "model"] + ([Path(self.export_to)] if self.export_to else []):
             export_model(self.parser, where, name=tcfg["name"], dtype=tcfg["export_dtype"],
-                         omit_word_embeddings=self.omit, metrics=metrics)
+                         omit_word_embeddings=self.omit, metrics=metrics,
+                         max_train_words=tcfg["max_train_len"])
 
     def evaluate(self) -> bool:
         """Score dev, keep the best model; returns True when training should stop."""

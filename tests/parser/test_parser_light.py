@@ -19,7 +19,9 @@ pytest.importorskip("onnxruntime")
 SENTENCES = [["She", "said", "that", "he", "left", "."], ["Yes", "!"], ["a"],
              ["Café", "naïve", "ÉCOLE", "中文", "字", "Ångström"], ["x\u0301", "\u200b", "ﬁ", "①"],
              ["I", "ca", "n't", "--", "(", "really", ")", "``", "go", "''", "."],
-             ["\U0001F600", "$", "5", "-LRB-", "U.S.", "e-mail", "co-op", "..."]]
+             ["\U0001F600", "$", "5", "-LRB-", "U.S.", "e-mail", "co-op", "..."],
+             # past the 60 words the network was trained on: parsed in pieces
+             ("We left early ; it rained , so we stayed home ; " * 7).split()]
 
 
 @pytest.fixture(scope="module")
@@ -61,12 +63,14 @@ def test_a_new_process_parses_from_the_cache_without_torch(full):
               f"p = load_parser('default')\n"
               f"trees = [t.to_string() for t in p.parse({SENTENCES!r})]\n"
               "print(json.dumps({'kind': type(p).__name__, 'precision': p.precision, "
+              "'piece_words': p.piece_words, "
               "'trees': trees, 'imported': sorted(m for m in ('torch', 'transformers', 'nltk', "
               "'benepar') if m in sys.modules)}))\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout=300, check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["kind"] == "LightParser" and got["precision"] == full.precision
+    assert got["piece_words"] == full.piece_words == 60
     assert got["imported"] == []
     assert got["trees"] == want
 

@@ -1,5 +1,5 @@
-"""A sentence longer than the parser takes: every piece of it is parsed, by the parser and by the
-Annotator, with the real bundled parser."""
+"""A sentence longer than the parser takes, or longer than any its network was trained on: every
+piece of it is parsed, by the parser and by the Annotator, with the real bundled parser."""
 
 import nltk
 import pytest
@@ -52,7 +52,7 @@ def test_a_sentence_over_max_length_is_parsed_in_every_piece(bundled):
     tree = bundled.parse([TOKENS])[0]
     assert tree.leaves == TOKENS
     top = nltk.Tree.fromstring(tree.to_string())
-    assert top.label() == "TOP" and len(top) == 1 and top[0].label() == "FRAG"
+    assert top.label() == "TOP" and len(top) == 1 and top[0].label() == "S"
     pieces = list(top[0])
     assert len(pieces) >= 2 and all(isinstance(p, nltk.Tree) for p in pieces), pieces
     start = 0
@@ -69,6 +69,40 @@ def test_a_sentence_over_max_length_is_parsed_in_every_piece(bundled):
     for i, tok in enumerate(TOKENS):
         if tok in ("because", "although", "unless"):
             assert tree.labels[tree.leaf_parents[i]] == "IN", (i, tok)
+
+
+def test_a_sentence_past_the_longest_trained_on_is_parsed_in_pieces_cut_at_semicolons(bundled):
+    """The bundled network saw sentences of at most 60 words; past that its trees fall apart, so
+    a longer sentence is parsed in pieces, each cut at the semicolon nearest its middle."""
+    toks = ("; ".join(CLAUSES[:7]) + ".").replace(",", " ,").replace(";", " ;").replace(".", " .").split()
+    assert bundled.piece_words == 60 < len(toks) <= bundled.max_length
+    tree = bundled.parse([toks])[0]
+    assert tree.leaves == toks
+    top = nltk.Tree.fromstring(tree.to_string())
+    assert top[0].label() == "S" and len(top[0]) >= 2
+    start = 0
+    for piece in top[0]:
+        words = toks[start:start + len(piece.leaves())]
+        assert len(words) <= 60 and (start == 0 or toks[start - 1] == ";")
+        assert [piece] == list(nltk.Tree.fromstring(bundled.parse([words])[0].to_string()))
+        start += len(words)
+    assert start == len(toks)
+    # At 60 words or fewer the sentence is one piece: the network's own tree.
+    short = toks[:60]
+    assert bundled.parse([short])[0].to_string() == bundled._parse_batch([short])[0].to_string()
+
+
+@pytest.mark.parametrize("marks,want", [
+    # a semicolon before a comma, though the comma is nearer the middle; then the rest again
+    ({30: ";", 50: ","}, [(0, 31), (31, 51), (51, 100)]),
+    # a mark within 5 words of an end is passed over; with no other, the middle
+    ({2: ";", 96: ","}, [(0, 50), (50, 100)]),
+    # the comma nearest the middle
+    ({20: ",", 45: ",", 70: ","}, [(0, 46), (46, 100)]),
+])
+def test_where_a_long_sentence_is_cut(bundled, marks, want):
+    toks = [marks.get(i, f"w{i}") for i in range(100)]
+    assert bundled._pieces(toks, 0, len(toks)) == want
 
 
 def test_the_annotator_parses_every_piece_of_an_over_long_sentence(lexicon_annotator):

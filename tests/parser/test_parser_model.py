@@ -121,6 +121,9 @@ def test_training_smoke_and_export_loads(trained_tiny):
 
     model = load_parser(str(trained_tiny))
     assert model.name == "tiny-test"
+    # The longest training sentence is recorded: the parser cuts longer ones into pieces.
+    config = json.loads((trained_tiny / "config.json").read_text())
+    assert config["logicparse"]["max_train_words"] == model.piece_words == 60
     toks = ["She", "said", "that", "he", "left", "."]
     tree = model.parse([toks])[0]
     assert nltk.Tree.fromstring(tree.to_string()).leaves() == toks
