@@ -74,6 +74,9 @@ def eval_cmd(
     parser: str = typer.Option("default", "--parser", "-p",
                                help="'default' (bundled), a benepar model name, or a model dir."),
     limit: int = typer.Option(0, "--limit", help="Score only the first N trees (0 = all)."),
+    longer_than: int = typer.Option(
+        0, "--longer-than", help="Score only the trees of more than N words (0 = all): how the "
+        "parser does past a length, e.g. past the 60 words the bundled network was trained on."),
     batch_size: int = typer.Option(64, "--batch-size"),
     device: str = typer.Option("cpu", "--device"),
     save_trees: Optional[Path] = typer.Option(None, "--save-trees",
@@ -92,11 +95,12 @@ def eval_cmd(
     from ..retry import one_by_one
 
     gold = read_trees(treebank)
-    if limit:
-        gold = gold[:limit]
+    keep = [i for i, t in enumerate(gold) if len(t.leaves()) > longer_than]
+    keep = keep[:limit] if limit else keep
+    gold = [gold[i] for i in keep]
     if predicted is not None:
-        test = read_trees(predicted)
-        score = evalb(gold, test[:limit] if limit else test).to_dict()
+        test = read_trees(predicted)  # in the whole treebank's order
+        score = evalb(gold, [test[i] for i in keep if i < len(test)]).to_dict()
         score.update(predicted=str(predicted), treebank=str(treebank))
         print(json.dumps(score))
         return

@@ -178,6 +178,17 @@ def test_eval_command_scores_the_parsers_own_trees(bundled, tmp_path):
     perfect = _cli("parser", "eval", "--treebank", str(treebank), "--predicted", str(treebank))
     assert (perfect["f1"], perfect["precision"], perfect["recall"], perfect["exact_match"]) == \
         (1.0, 1.0, 1.0, 1.0)
+    # Only the trees of more than N words, parsed or given (each prediction beside its own gold).
+    lengths = [len(t.leaves()) for t in gold]
+    n = sorted(lengths)[len(lengths) // 2]
+    longer = [i for i, k in enumerate(lengths) if k > n]
+    assert 0 < len(longer) < len(gold)
+    some = _cli("parser", "eval", "--treebank", str(treebank), "--longer-than", str(n))
+    assert some["sentences"] == len(longer)
+    assert some["f1"] == evalb([gold[i] for i in longer], [parsed[i] for i in longer]).to_dict()["f1"]
+    given = _cli("parser", "eval", "--treebank", str(treebank), "--predicted", str(saved),
+                 "--longer-than", str(n))
+    assert (given["sentences"], given["f1"]) == (len(longer), some["f1"])
 
 
 def test_cached_bottom_layers_match_benepar_forward():
