@@ -125,8 +125,9 @@ class SpanParser:
         order = sorted(range(len(checked)), key=lambda i: len(checked[i]))
         pending = []
         for i in order:
-            if (self._n_subwords(checked[i]) > self._max_subwords or len(checked[i]) > self.max_length
-                    or len(checked[i]) > (self.piece_words or len(checked[i]))):
+            n = len(checked[i])
+            if (n > self.max_length or (self.piece_words and n > self.piece_words)
+                    or self._n_subwords(checked[i]) > self._max_subwords):
                 out[i] = self._parse_long(i, checked[i])
             else:
                 pending.append(i)
