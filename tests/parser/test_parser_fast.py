@@ -173,6 +173,7 @@ def test_a_cpu_parser_calls_its_network_with_small_sub_batches_and_the_same_tree
     assert parser.subbatch_max_tokens == 500
     long = [w for _ in range(12) for w in SENTENCES[2]]  # 132 words: calls of 2 of them at 500
     sentences = SENTENCES + [long] * 6
+    monkeypatch.setattr(parser, "piece_words", None)  # whole, not in pieces of 60 words
     calls = []
     network = parser.network
     monkeypatch.setattr(parser, "network", lambda *a: calls.append(1) or network(*a))
