@@ -73,7 +73,8 @@ def eval_cmd(
     treebank: Path = typer.Option(..., "--treebank", "-t", help="Gold trees (.mrg, bracketed)."),
     parser: str = typer.Option("default", "--parser", "-p",
                                help="'default' (bundled), a benepar model name, or a model dir."),
-    limit: int = typer.Option(0, "--limit", help="Score only the first N trees (0 = all)."),
+    limit: int = typer.Option(0, "--limit", help="Score only the first N trees (0 = all; with "
+                              "--longer-than, the first N of those)."),
     longer_than: int = typer.Option(
         0, "--longer-than", help="Score only the trees of more than N words (0 = all): how the "
         "parser does past a length, e.g. past the 60 words the bundled network was trained on."),
@@ -83,7 +84,8 @@ def eval_cmd(
                                               help="Write the predicted trees here."),
     predicted: Optional[Path] = typer.Option(
         None, "--predicted", help="Score these trees (bracketed, in the treebank's order, e.g. "
-        "another parser's output or a --save-trees file) instead of parsing."),
+        "another parser's output or a --save-trees file; the whole treebank's, or only those "
+        "--limit and --longer-than keep) instead of parsing."),
 ) -> None:
     """Labelled bracketing F1 (EVALB, COLLINS.prm) against a treebank. Last stdout line:
     {"f1", "precision", "recall", "sentences", "exact_match", "error_sentences", ...}."""
@@ -99,8 +101,10 @@ def eval_cmd(
     keep = keep[:limit] if limit else keep
     gold = [gold[i] for i in keep]
     if predicted is not None:
-        test = read_trees(predicted)  # in the whole treebank's order
-        score = evalb(gold, [test[i] for i in keep if i < len(test)]).to_dict()
+        test = read_trees(predicted)
+        if len(test) != len(keep):  # the whole treebank's trees, in its order
+            test = [test[i] for i in keep if i < len(test)]
+        score = evalb(gold, test).to_dict()
         score.update(predicted=str(predicted), treebank=str(treebank))
         print(json.dumps(score))
         return
@@ -151,7 +155,8 @@ def export_cmd(
 
     loaded = load_parser(model, runtime="torch")  # the weights themselves are written
     export_model(loaded.chart_parser, out, name=loaded.name, dtype=dtype,
-                 omit_word_embeddings=not full, metrics=getattr(loaded, "metrics", {}))
+                 omit_word_embeddings=not full, metrics=getattr(loaded, "metrics", {}),
+                 max_train_words=loaded.piece_words)
     print(json.dumps({"model": str(out), "full": full, "dtype": dtype}))
 
 

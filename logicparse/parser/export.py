@@ -48,7 +48,7 @@ def export_model(parser, out_dir: str | os.PathLike, name: str, dtype: str = "fl
             "omitted": omitted,
             "encoder_package": encoder_package if omitted else None,
             "metrics": metrics or {},
-            # The longest training sentence: the parser cuts longer ones into pieces.
+            # Training's length limit: the parser cuts longer sentences into pieces.
             "max_train_words": max_train_words,
         }
         (tmp / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True))

@@ -201,9 +201,9 @@ class SpanParser:
 
     def _pieces(self, toks: list[str], lo: int, hi: int) -> list[tuple[int, int]]:
         """[lo, hi) cut in two until every piece fits, each cut nearest the middle at a semicolon,
-        colon or dash, else at a comma, else anywhere, and 5 words or more from each end where
-        it can be (in pieces of over 60 words cut so, the treebanks' long sentences score EVALB F1
-        0.75; cut in the middle, 0.71)."""
+        colon or dash (any of them before a comma), else at a comma, else anywhere, and 5 words
+        or more from each end where it can be (the treebanks' sentences of over 60 words, cut so,
+        score EVALB F1 0.75; cut in the middle, 0.71)."""
         limit = min(self.max_length, self._max_subwords // 2, self.piece_words or self.max_length)
         if hi - lo <= 1 or (hi - lo <= limit and sum(
                 self._model_word(t)[1] for t in toks[lo:hi]) <= self._max_subwords - 2):

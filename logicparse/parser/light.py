@@ -105,7 +105,7 @@ class LightParser(SpanParser):
                     subwords=Subwords(folder / "tokenizer.json"), labels=record["labels"],
                     tags=record["tags"], force_root=record["force_root"],
                     span_bias=record["span_bias"], max_subwords=int(record["max_subwords"]),
-                    max_words=int(record["max_length"]), piece_words=record.get("piece_words"))
+                    max_words=int(record["max_length"]), piece_words=record["piece_words"])
 
 
 def load_light(spec="default", device: str = "cpu", runtime: Optional[str] = None,

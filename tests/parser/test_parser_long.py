@@ -99,6 +99,10 @@ def test_a_sentence_past_the_longest_trained_on_is_parsed_in_pieces_cut_at_semic
     ({2: ";", 96: ","}, [(0, 50), (50, 100)]),
     # the comma nearest the middle
     ({20: ",", 45: ",", 70: ","}, [(0, 46), (46, 100)]),
+    # a colon or a dash as a semicolon; 5 words from an end is near enough, 4 is not
+    ({4: ":", 60: ","}, [(0, 5), (5, 61), (61, 100)]),
+    ({3: ":", 94: "--", 60: ","}, [(0, 30), (30, 61), (61, 95), (95, 100)]),
+    ({95: "--", 60: ","}, [(0, 30), (30, 61), (61, 100)]),
 ])
 def test_where_a_long_sentence_is_cut(bundled, marks, want):
     toks = [marks.get(i, f"w{i}") for i in range(100)]

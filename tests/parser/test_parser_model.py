@@ -121,9 +121,13 @@ def test_training_smoke_and_export_loads(trained_tiny):
 
     model = load_parser(str(trained_tiny))
     assert model.name == "tiny-test"
-    # The longest training sentence is recorded: the parser cuts longer ones into pieces.
+    # Training's length limit is recorded, and kept by `parser export`: the parser cuts longer
+    # sentences into pieces.
     config = json.loads((trained_tiny / "config.json").read_text())
     assert config["logicparse"]["max_train_words"] == model.piece_words == 60
+    out = trained_tiny.parent / "exported"
+    _cli("parser", "export", str(trained_tiny), str(out))
+    assert json.loads((out / "config.json").read_text())["logicparse"]["max_train_words"] == 60
     toks = ["She", "said", "that", "he", "left", "."]
     tree = model.parse([toks])[0]
     assert nltk.Tree.fromstring(tree.to_string()).leaves() == toks
@@ -188,7 +192,17 @@ def test_eval_command_scores_the_parsers_own_trees(bundled, tmp_path):
     assert some["f1"] == evalb([gold[i] for i in longer], [parsed[i] for i in longer]).to_dict()["f1"]
     given = _cli("parser", "eval", "--treebank", str(treebank), "--predicted", str(saved),
                  "--longer-than", str(n))
-    assert (given["sentences"], given["f1"]) == (len(longer), some["f1"])
+    assert (given["sentences"], given["f1"], given["error_sentences"]) == (len(longer), some["f1"], 0)
+    # ... a file of only those trees (saved with --longer-than) scores the same, and --limit
+    # takes the first N of them.
+    kept = tmp_path / "kept.mrg"
+    _cli("parser", "eval", "--treebank", str(treebank), "--longer-than", str(n), "--save-trees", str(kept))
+    again = _cli("parser", "eval", "--treebank", str(treebank), "--predicted", str(kept),
+                 "--longer-than", str(n))
+    assert (again["sentences"], again["f1"], again["error_sentences"]) == (len(longer), some["f1"], 0)
+    first = _cli("parser", "eval", "--treebank", str(treebank), "--longer-than", str(n), "--limit", "1")
+    assert first["sentences"] == 1
+    assert first["f1"] == evalb([gold[longer[0]]], [parsed[longer[0]]]).to_dict()["f1"]
 
 
 def test_cached_bottom_layers_match_benepar_forward():
