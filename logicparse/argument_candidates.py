@@ -200,38 +200,51 @@ class Context:
         if any(pad):
             self.pos = np.arange(shared.pos[0] - pad[0], shared.pos[-1] + 1 + pad[1])
             keep, self.flags = np.pad(keep, pad), np.pad(self.flags, ((0, 0), pad))
-        self.masks, self.meta, self.span_rows = {}, {}, {}  # span_rows: the rules', Algorithm 1's
-        own_key = self._mask(self._set(rel.key))[0]
-        for role, before in (("alpha", shared.before), ("beta", [])):
-            blocks = [_masks(own[role], self.off - self.pos[0], keep)]
-            blocks += [np.pad(m, ((0, 0), pad)) if any(pad) else m for m, _ in before]
-            self.span_rows[role] = (self._mask(self.rules[role]), self._mask(self.paper[role]))
-            blocks += self.span_rows[role]
-            meta = [m[1:] for m in own[role]] + [x for _, ms in before for x in ms]
-            meta += [("rule", -1, "RULE"), ("paper", -1, "PAPER")]
-            self.masks[role], self.meta[role] = self._dedupe(np.vstack(blocks), meta, own_key)
+        # One matrix of the spans, one of both roles' drawn candidates, one dedupe: a numpy call
+        # costs more than its work on one sentence's rows.
+        spans = self._rows([self.rules["alpha"], self.paper["alpha"], self.rules["beta"],
+                            self.paper["beta"], self._set(rel.key)])
+        self.span_rows = {"alpha": (spans[0:1], spans[1:2]), "beta": (spans[2:3], spans[3:4])}
+        drawn = _masks(own["alpha"] + own["beta"], self.off - self.pos[0], keep)
+        before = [np.pad(m, ((0, 0), pad)) if any(pad) else m for m, _ in shared.before]
+        split = len(own["alpha"])
+        blocks = [drawn[:split], *before, spans[0:2], drawn[split:], spans[2:4]]
+        ends = (("rule", -1, "RULE"), ("paper", -1, "PAPER"))
+        meta = {"alpha": [m[1:] for m in own["alpha"]] + [x for _, ms in shared.before for x in ms]
+                + list(ends), "beta": [m[1:] for m in own["beta"]] + list(ends)}
+        masks = np.vstack(blocks)
+        role = np.arange(len(masks)) >= len(meta["alpha"])
+        first = self._first(masks, role, spans[4])
+        cut = int(np.searchsorted(first, len(meta["alpha"])))
+        self.masks, self.meta = {}, {}
+        for name, rows, base in (("alpha", first[:cut], 0), ("beta", first[cut:], len(meta["alpha"]))):
+            self.masks[name] = masks[rows]
+            self.meta[name] = [meta[name][i - base] for i in rows.tolist()]
 
     def _set(self, ranges) -> frozenset:
         return frozenset(t for a, b in ranges for t in range(a, b) if t not in self.punct)
 
-    def _mask(self, tokens: frozenset):
+    def _rows(self, sets: list):
+        """Token sets as rows of a boolean matrix over the positions ``pos``."""
         import numpy as np
 
-        row = np.zeros((1, len(self.pos)), dtype=bool)
-        row[0, [t - self.pos[0] for t in tokens]] = True
-        return row
+        rows = np.zeros((len(sets), len(self.pos)), dtype=bool)
+        cells = [(r, t - self.pos[0]) for r, tokens in enumerate(sets) for t in tokens]
+        if cells:
+            rows[tuple(np.array(cells).T)] = True
+        return rows
 
     @staticmethod
-    def _dedupe(masks, meta: list, key):
-        """The first of each token set, in order; those with no token beside the keyword's
-        (``key``) left out: a keyword is never its own argument."""
+    def _first(masks, role, key):
+        """The rows that are the first of their token set within their role (``role``: True for
+        β's), in order; those with no token beside the keyword's (``key``) left out: a keyword is
+        never its own argument."""
         import numpy as np
 
-        packed = np.ascontiguousarray(np.packbits(masks, axis=1))
+        packed = np.ascontiguousarray(np.packbits(np.column_stack([role, masks]), axis=1))
         rows = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
         first = np.sort(np.unique(rows, return_index=True)[1])
-        first = first[(masks[first] & ~key).any(axis=1)].tolist()
-        return masks[first], [meta[i] for i in first]
+        return first[(masks[first] & ~key).any(axis=1)]
 
     def tokens(self, role: str, i: int) -> frozenset:
         """The tokens of ``role``'s ``i``-th candidate."""
@@ -301,21 +314,30 @@ def _window_rows(parts: list, code):
     width = member.shape[1]
     lo = member.argmax(axis=1) + pos[0]
     hi = width - 1 - member[:, ::-1].argmax(axis=1) + pos[0]
-    ops, los, his, rows = [m[0] for m in meta], lo.tolist(), hi.tolist(), g.tolist()
+    ops, los, his = [m[0] for m in meta], lo.tolist(), hi.tolist()
     rels = [ctx.rel for ctx in group]
-    names = [rels[r].relation for r in rows]
-    columns = (ops, [m[2] for m in meta], [rels[r].keyword.lower() for r in rows], names,
-               [rels[r].category for r in rows], [group[r].labels[0] for r in rows],
-               [group[r].labels[1] for r in rows],
-               [op.split("+")[-1] if "+" in op else "-" for op in ops],
-               [f"{name}:{op.split('+')[0].split('-')[0]}" for name, op in zip(names, ops)],
-               [tags.get(x, "NONE") for x in los], [tags.get(x, "NONE") for x in his],
-               [tags.get(x - 1, "NONE") for x in los], [tags.get(x + 1, "NONE") for x in his])
+    names = [rel.relation for rel in rels]
+    # A part's columns are coded once a part; a row's, once a distinct value (in order of first
+    # sight either way, as training needs).
+    per_part = {"keyword": [rel.keyword.lower() for rel in rels], "relation": names,
+                "category": [rel.category for rel in rels],
+                "keyword_label": [ctx.labels[0] for ctx in group],
+                "parent_label": [ctx.labels[1] for ctx in group]}
+    part_names = np.array(names, dtype=object)[g]
+    per_row = {"op": ops, "label": [m[2] for m in meta],
+               "variant": [op.split("+")[-1] if "+" in op else "-" for op in ops],
+               "relation_op": [f"{name}:{op.split('+')[0].split('-')[0]}"
+                               for name, op in zip(part_names, ops)],
+               "first_tag": [tags.get(x, "NONE") for x in los],
+               "last_tag": [tags.get(x, "NONE") for x in his],
+               "tag_before": [tags.get(x - 1, "NONE") for x in los],
+               "tag_after": [tags.get(x + 1, "NONE") for x in his]}
     cats = np.empty((len(meta), len(CATEGORICAL)))
-    for j, (feature, values) in enumerate(zip(CATEGORICAL, columns)):
-        seen: dict = {}
-        cats[:, j] = [seen[v] if v in seen else seen.setdefault(v, code(feature, v))
-                      for v in values]
+    for j, feature in enumerate(CATEGORICAL):
+        values = per_part.get(feature) or per_row[feature]
+        table = {v: code(feature, v) for v in dict.fromkeys(values)}
+        coded = list(map(table.__getitem__, values))
+        cats[:, j] = np.array(coded)[g] if feature in per_part else coded
     size = member.sum(axis=1)
     # How many of a candidate's tokens are in its Context's rules' and Algorithm 1's spans, before
     # and after its keyword; and, shared by the window, before the sentence, saying verbs, verbs.

@@ -55,7 +55,8 @@ class ArgumentModel:
             sizes = [len(ctx.meta[role]) for _, ctx in found]
             p = (self.boosters[role].predict(matrices[role], num_threads=1) if sum(sizes)
                  else np.zeros(0))
-            scores[role] = np.split(p, np.cumsum(sizes)[:-1])
+            ends = np.cumsum(sizes).tolist()
+            scores[role] = [p[e - n:e] for n, e in zip(sizes, ends)]
         for (rel, ctx), pa, pb in zip(found, scores["alpha"], scores["beta"]):
             if len(pa) and len(pb):
                 best = zip(("alpha", "beta"),

@@ -42,6 +42,7 @@ def is_word(token: str) -> bool:
     return any(ch.isalnum() for ch in token)
 
 
+@lru_cache(maxsize=65536)  # asked of every token by every mapping; tokens repeat
 def is_punct(token: str) -> bool:
     """Whether every character of ``token`` is punctuation (quotes included): the tokens that the
     GDTB scorer leaves out of every argument, and that an argument does not start or end with."""
