@@ -200,8 +200,7 @@ class Context:
         if any(pad):
             self.pos = np.arange(shared.pos[0] - pad[0], shared.pos[-1] + 1 + pad[1])
             keep, self.flags = np.pad(keep, pad), np.pad(self.flags, ((0, 0), pad))
-        # One matrix of the spans, one of both roles' drawn candidates, one dedupe: a numpy call
-        # costs more than its work on one sentence's rows.
+        # One matrix of spans, one of both roles' candidates: a numpy call costs more than its work.
         spans = self._rows([self.rules["alpha"], self.paper["alpha"], self.rules["beta"],
                             self.paper["beta"], self._set(rel.key)])
         self.span_rows = {"alpha": (spans[0:1], spans[1:2]), "beta": (spans[2:3], spans[3:4])}
@@ -212,14 +211,12 @@ class Context:
         ends = (("rule", -1, "RULE"), ("paper", -1, "PAPER"))
         meta = {"alpha": [m[1:] for m in own["alpha"]] + [x for _, ms in shared.before for x in ms]
                 + list(ends), "beta": [m[1:] for m in own["beta"]] + list(ends)}
-        masks = np.vstack(blocks)
-        role = np.arange(len(masks)) >= len(meta["alpha"])
-        first = self._first(masks, role, spans[4])
-        cut = int(np.searchsorted(first, len(meta["alpha"])))
-        self.masks, self.meta = {}, {}
-        for name, rows, base in (("alpha", first[:cut], 0), ("beta", first[cut:], len(meta["alpha"]))):
-            self.masks[name] = masks[rows]
-            self.meta[name] = [meta[name][i - base] for i in rows.tolist()]
+        masks, n_alpha = np.vstack(blocks), len(meta["alpha"])
+        first = self._first(masks, np.arange(len(masks)) >= n_alpha, spans[4])
+        cut = int(np.searchsorted(first, n_alpha))
+        self.masks = {"alpha": masks[first[:cut]], "beta": masks[first[cut:]]}
+        self.meta = {"alpha": [meta["alpha"][i] for i in first[:cut].tolist()],
+                     "beta": [meta["beta"][i - n_alpha] for i in first[cut:].tolist()]}
 
     def _set(self, ranges) -> frozenset:
         return frozenset(t for a, b in ranges for t in range(a, b) if t not in self.punct)
@@ -229,9 +226,9 @@ class Context:
         import numpy as np
 
         rows = np.zeros((len(sets), len(self.pos)), dtype=bool)
-        cells = [(r, t - self.pos[0]) for r, tokens in enumerate(sets) for t in tokens]
-        if cells:
-            rows[tuple(np.array(cells).T)] = True
+        cells = np.array([(r, t - self.pos[0]) for r, tokens in enumerate(sets) for t in tokens],
+                         dtype=np.int64).reshape(-1, 2)
+        rows[cells[:, 0], cells[:, 1]] = True
         return rows
 
     @staticmethod
@@ -259,8 +256,7 @@ class Context:
                 for role in ("alpha", "beta")}
 
     def feature_rows(self, role: str, code):
-        """The features of every candidate of ``role``, one row each, in order (see
-        :func:`feature_matrix`)."""
+        """The features of every candidate of ``role``, one row each (:func:`feature_matrix`)."""
         return feature_matrix([self], role, code)
 
 
@@ -307,13 +303,11 @@ def _window_rows(parts: list, code):
     meta = [m for ms in metas for m in ms]
     member, pos = np.vstack([ctx.masks[role] for role, ctx in parts]), first.pos
     off, n, tags, words = first.off, len(first.tree.leaves), first.tags, first.words
-    ks = np.array([ctx.key[0] for ctx in group])[g]
-    ke = np.array([ctx.key[1] for ctx in group])[g]
-    nr = np.array([len(ctx.rules[role]) for role, ctx in parts])[g]
-    npap = np.array([len(ctx.paper[role]) for role, ctx in parts])[g]
-    width = member.shape[1]
+    ks, ke = np.array([ctx.key for ctx in group]).reshape(-1, 2).T[:, g]
+    nr, npap = np.array([(len(ctx.rules[role]), len(ctx.paper[role]))
+                         for role, ctx in parts]).reshape(-1, 2).T[:, g]
     lo = member.argmax(axis=1) + pos[0]
-    hi = width - 1 - member[:, ::-1].argmax(axis=1) + pos[0]
+    hi = member.shape[1] - 1 - member[:, ::-1].argmax(axis=1) + pos[0]
     ops, los, his = [m[0] for m in meta], lo.tolist(), hi.tolist()
     rels = [ctx.rel for ctx in group]
     names = [rel.relation for rel in rels]
