@@ -13,7 +13,7 @@ For each ``DynamicQuantizeLinear`` → ``MatMulInteger`` → ``Cast`` → ``Mul(
     x2 = Reshape(x, [-1, K])                     rows × inputs
     s  = max(|x2|, per row) / 127                one scale per row
     q  = QuantizeLinear(x2, s, 128, axis=0)      uint8
-    y  = MatMulIntegerToFloat(q, W, 1, w_scale, 128, 0) * s[:, None], reshaped to x's rows
+    y  = MatMulIntegerToFloat(q, W + 128, 1, w_scale, 128, 128) * s[:, None], reshaped to x's rows
 
 ``MatMulIntegerToFloat`` (an ONNX Runtime operator) takes one scale for its first input, hence
 the row scale applied after it. Measured on this project's CPU: docs/parser.md.
@@ -55,7 +55,7 @@ def per_row(model):
                       const("int8/zp_float", np.float32(ZERO_POINT)))
     last = const("int8/last", np.array([-1], np.int64))
     first = const("int8/first", np.array([0], np.int64))
-    nodes, dropped, rows = [], set(), {}
+    nodes, dropped, rows, done = [], set(), {}, set()
 
     def shape_of(name: str) -> tuple:
         if name not in weights:
@@ -94,8 +94,10 @@ def per_row(model):
             if (a not in rows or len(after) != 1 or after[0].op_type != "Cast"
                     or len(users[after[0].output[0]]) != 1):
                 raise ValueError(f"{node.name}: not the dynamic quantization's pattern")
-            if w_zp not in weights or numpy_helper.to_array(weights[w_zp]).any():
+            if w_zp not in weights or (w_zp not in done
+                                       and numpy_helper.to_array(weights[w_zp]).any()):
                 raise ValueError(f"{node.name}: its weights are not symmetric")
+            unsigned(weights[w], weights[w_zp], done)
             cast = after[0]
             mul = users[cast.output[0]][0]
             scales = producer.get(mul.input[-1])  # activation scale × weight scales
@@ -123,6 +125,23 @@ def per_row(model):
     if not any(o.domain == "com.microsoft" for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     return model
+
+
+def unsigned(weight, zero_point, done: set) -> None:
+    """Store a symmetric int8 weight tensor (values -127..127, zero point 0) in place as uint8
+    around 128: the same integer products, by ONNX Runtime's kernel that is exact on every CPU.
+    ``done`` holds the names already stored so (a tensor may feed several products)."""
+    from onnx import numpy_helper
+
+    for tensor in (weight, zero_point):
+        if tensor.name in done:
+            continue
+        values = numpy_helper.to_array(tensor)
+        if values.dtype != np.int8:
+            raise ValueError(f"{tensor.name}: not int8")
+        tensor.CopyFrom(numpy_helper.from_array((values.astype(np.int16) + ZERO_POINT)
+                                                .astype(np.uint8), tensor.name))
+        done.add(tensor.name)
 
 
 def quantize(src: Path, dst: Path) -> None:

@@ -36,7 +36,7 @@ from .int8 import quantize
 logger = logging.getLogger(__name__)
 EXPORT_VERSION = 2  # bump when the exported graphs change
 SPAN_CHUNK = 8192  # spans per call of spans.onnx
-QUANTIZE_VERSION = 3  # bump when the quantization settings change
+QUANTIZE_VERSION = 4  # bump when the quantization settings change
 # The int8 file must label this share of the check sentences' candidate constituents (spans
 # float32 scores above zero) as float32 does; a broken quantization disagrees on most of them.
 INT8_AGREEMENT = 0.97

@@ -34,7 +34,7 @@ from ..onnx_export import cache_dir, cached_files, session
 logger = logging.getLogger(__name__)
 
 EXPORT_VERSION = 1  # bump when the exported graphs change
-QUANTIZE_VERSION = 1  # bump when the int8 copies change
+QUANTIZE_VERSION = 2  # bump when the int8 copies change
 PRECISION_ENV = "LOGICPARSE_ENCODER_PRECISION"
 
 

@@ -93,13 +93,14 @@ def test_pytorch_runs_float32():
 
 # ---- the graph rewrite itself, on one matrix product ----------------------------------------
 
-def _quantized_matmul(tmp_path, k=16, n=8):
+def _quantized_matmul(tmp_path, k=16, n=8, w=None):
     """A float MatMul [rows, k] x [k, n] quantized by ONNX Runtime's dynamic quantization."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    w = np.random.default_rng(0).normal(size=(k, n)).astype(np.float32)
+    if w is None:
+        w = np.random.default_rng(0).normal(size=(k, n)).astype(np.float32)
     graph = helper.make_graph(
         [helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "t", k])],
@@ -136,6 +137,30 @@ def test_per_row_quantizes_each_token_on_its_own(tmp_path):
     assert np.abs(got - x @ w).max() < 0.05 * np.abs(x @ w).max()  # and is still x @ w
     # One scale per batch, what the rewrite replaces, lets the loud sentence swamp the first.
     assert not np.array_equal(_run(batch, x)[0], _run(batch, loud)[0])
+
+
+def test_per_row_products_are_exact_on_this_cpu(tmp_path):
+    """The integer products are exact: a row of the largest activations times a column of the
+    largest weights, which a uint8 x int8 kernel without VNNI saturates (it adds pairs of products
+    in 16 bits), gives what exact arithmetic gives, so trees do not depend on the CPU."""
+    from onnx import numpy_helper
+
+    from logicparse.parser.int8 import per_row
+
+    w = np.random.default_rng(0).normal(size=(64, 4)).astype(np.float32)
+    w[:, 0] = 1.0  # every weight of the column quantized to 127
+    model, _ = _quantized_matmul(tmp_path, k=64, n=4, w=w)
+    init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    q = next(v for v in init.values() if v.dtype == np.int8 and v.shape == (64, 4)).astype(np.int64)
+    scale = next(v for v in init.values() if v.dtype == np.float32 and v.shape == (4,))
+    rows = per_row(model)
+    x = np.random.default_rng(1).normal(size=(1, 3, 64)).astype(np.float32)
+    x[0, 0] = 1.0  # every activation of the row quantized to 255
+    s = np.abs(x).max(-1, keepdims=True) / 127
+    qx = np.clip(np.rint(x / s) + 128, 0, 255).astype(np.int64) - 128
+    exact = (qx @ q) * scale * s
+    assert q[:, 0].min() == 127 and qx[0, 0].min() == 127
+    np.testing.assert_allclose(_run(rows, x), exact, rtol=1e-5, atol=1e-6)
 
 
 def test_per_row_refuses_a_graph_it_does_not_know(tmp_path):
