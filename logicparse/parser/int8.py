@@ -6,14 +6,19 @@ batch (``DynamicQuantizeLinear``), so a sentence's int8 tree depends on the sent
 it. :func:`per_row` rewrites its graph so that every row of every activation matrix gets its own
 scale: symmetric, ``max |x| / 127``, stored as uint8 around a fixed zero point of 128. A token's
 result then depends on that token alone, and a sentence parses the same in any batch. The weights
-stay as the dynamic quantization wrote them (int8, one scale per output channel).
+keep the dynamic quantization's values and scales (int8, one scale per output channel). On a CPU
+without VNNI, ONNX Runtime's uint8 × int8 kernel adds pairs of products in 16 bits and saturates
+(a row of 255s times a column of 127s comes out 8,160 instead of 1,032,256); where
+:func:`signed_weights_exact` finds that, the weights are stored as uint8 around 128
+(:func:`unsigned`), whose kernel is exact on every CPU. Either way every CPU computes the same
+integer products.
 
 For each ``DynamicQuantizeLinear`` → ``MatMulInteger`` → ``Cast`` → ``Mul(scale)`` chain:
 
     x2 = Reshape(x, [-1, K])                     rows × inputs
     s  = max(|x2|, per row) / 127                one scale per row
     q  = QuantizeLinear(x2, s, 128, axis=0)      uint8
-    y  = MatMulIntegerToFloat(q, W + 128, 1, w_scale, 128, 128) * s[:, None], reshaped to x's rows
+    y  = MatMulIntegerToFloat(q, W, 1, w_scale, 128, 0) * s[:, None], reshaped to x's rows
 
 ``MatMulIntegerToFloat`` (an ONNX Runtime operator) takes one scale for its first input, hence
 the row scale applied after it. Measured on this project's CPU: docs/parser.md.
@@ -21,6 +26,7 @@ the row scale applied after it. Measured on this project's CPU: docs/parser.md.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import defaultdict
 from pathlib import Path
@@ -30,10 +36,11 @@ import numpy as np
 ZERO_POINT = 128
 
 
-def per_row(model):
+def per_row(model, unsigned_weights: bool = False):
     """Rewrite ``model`` (an ``onnx.ModelProto`` from ``quantize_dynamic`` with symmetric int8
-    weights) in place to per-row activation quantization; returns it. A graph of another shape
-    raises ValueError, so that the caller keeps float32."""
+    weights) in place to per-row activation quantization, its weights stored as uint8 if
+    ``unsigned_weights``; returns it. A graph of another shape raises ValueError, so that the
+    caller keeps float32."""
     from onnx import TensorProto, helper, numpy_helper
 
     graph = model.graph
@@ -97,7 +104,8 @@ def per_row(model):
             if w_zp not in weights or (w_zp not in done
                                        and numpy_helper.to_array(weights[w_zp]).any()):
                 raise ValueError(f"{node.name}: its weights are not symmetric")
-            unsigned(weights[w], weights[w_zp], done)
+            if unsigned_weights:
+                unsigned(weights[w], weights[w_zp], done)
             cast = after[0]
             mul = users[cast.output[0]][0]
             scales = producer.get(mul.input[-1])  # activation scale × weight scales
@@ -125,6 +133,41 @@ def per_row(model):
     if not any(o.domain == "com.microsoft" for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     return model
+
+
+@functools.lru_cache(maxsize=None)
+def signed_weights_exact() -> bool:
+    """Whether ONNX Runtime on this CPU multiplies uint8 activations by int8 weights exactly (with
+    VNNI it does; without, pairs of products saturate in 16 bits): one product known to saturate,
+    checked against its exact value."""
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+
+    k = 64
+    inits = [numpy_helper.from_array(np.full((k, 1), 127, np.int8), "w"),
+             numpy_helper.from_array(np.float32(1), "one"),
+             numpy_helper.from_array(np.ones(1, np.float32), "w_scale"),
+             numpy_helper.from_array(np.uint8(ZERO_POINT), "zp"),
+             numpy_helper.from_array(np.zeros(1, np.int8), "w_zp")]
+    graph = helper.make_graph(
+        [helper.make_node("MatMulIntegerToFloat", ["x", "w", "one", "w_scale", "zp", "w_zp"], ["y"],
+                          domain="com.microsoft")], "probe",
+        [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("com.microsoft", 1)])
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    y = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+                             ).run(None, {"x": np.full((1, k), 255, np.uint8)})[0]
+    return float(y[0, 0]) == float((255 - ZERO_POINT) * 127 * k)
+
+
+def tagged(version: int):
+    """The quantization ``version`` as this CPU's int8 files are named and recorded by: itself
+    (int8 weights), or "<version>-u8" (weights stored as uint8, where
+    :func:`signed_weights_exact` is false)."""
+    return version if signed_weights_exact() else f"{version}-u8"
 
 
 def unsigned(weight, zero_point, done: set) -> None:
@@ -156,4 +199,4 @@ def quantize(src: Path, dst: Path) -> None:
                          op_types_to_quantize=["MatMul"])
     finally:
         logging.disable(logging.NOTSET)
-    onnx.save(per_row(onnx.load(str(dst))), str(dst))
+    onnx.save(per_row(onnx.load(str(dst)), unsigned_weights=not signed_weights_exact()), str(dst))

@@ -59,10 +59,11 @@ def model_digest(folder: Path, precision: str) -> Optional[str]:
             h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
     except (OSError, ValueError, AttributeError):
         return None
+    from .int8 import tagged
     from .onnx_network import EXPORT_VERSION, QUANTIZE_VERSION
 
     return record_digest(h, folder, precision=precision, format=FORMAT, export=EXPORT_VERSION,
-                         quantize=QUANTIZE_VERSION)
+                         quantize=tagged(QUANTIZE_VERSION))
 
 
 def record_path(digest: str) -> Path:

@@ -31,12 +31,12 @@ from pathlib import Path
 import numpy as np
 
 from ..onnx_export import cache_dir, cached_files, session
-from .int8 import quantize
+from .int8 import quantize, tagged
 
 logger = logging.getLogger(__name__)
 EXPORT_VERSION = 2  # bump when the exported graphs change
 SPAN_CHUNK = 8192  # spans per call of spans.onnx
-QUANTIZE_VERSION = 4  # bump when the quantization settings change
+QUANTIZE_VERSION = 3  # bump when the quantization settings change
 # The int8 file must label this share of the check sentences' candidate constituents (spans
 # float32 scores above zero) as float32 does; a broken quantization disagrees on most of them.
 INT8_AGREEMENT = 0.97
@@ -141,7 +141,7 @@ def exported_network(chart_parser, encode, precision: str = "fp32") -> Path:
                                f"sentences' constituents (at least {INT8_AGREEMENT:.0%} needed)")
 
     try:
-        folder = cached_files(cache_dir() / "onnx" / f"{key}-int8-{QUANTIZE_VERSION}",
+        folder = cached_files(cache_dir() / "onnx" / f"{key}-int8-{tagged(QUANTIZE_VERSION)}",
                               INT8_NAMES, build_int8)
     except Exception as e:  # noqa: BLE001 - the float32 files always work
         logger.warning("parser: the int8 network is not used (%s: %s); running float32",

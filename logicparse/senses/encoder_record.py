@@ -31,6 +31,7 @@ def encoder_digest(folder: Path, precision: str) -> Optional[str]:
     """sha256 of the encoder directory's configuration and tokenizer, its weight files' size and
     modification time, the precision of its blocks and the versions that shape the export; None
     if a file is missing."""
+    from ..parser.int8 import tagged
     from .onnx_encoder import EXPORT_VERSION, QUANTIZE_VERSION
 
     h = hashlib.sha256()
@@ -45,7 +46,7 @@ def encoder_digest(folder: Path, precision: str) -> Optional[str]:
         st = f.stat()
         h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
     return record_digest(h, folder, export=EXPORT_VERSION, format=FORMAT, precision=precision,
-                         quantize=QUANTIZE_VERSION)
+                         quantize=tagged(QUANTIZE_VERSION))
 
 
 def record_path(digest: str) -> Path:

@@ -34,7 +34,7 @@ from ..onnx_export import cache_dir, cached_files, session
 logger = logging.getLogger(__name__)
 
 EXPORT_VERSION = 1  # bump when the exported graphs change
-QUANTIZE_VERSION = 2  # bump when the int8 copies change
+QUANTIZE_VERSION = 1  # bump when the int8 copies change
 PRECISION_ENV = "LOGICPARSE_ENCODER_PRECISION"
 
 
@@ -145,7 +145,7 @@ def int8_blocks(model, tokenizer, fingerprint: str, fp32: Path) -> Path:
     quantized and checked first if one is missing or does not match its sha256."""
     import shutil
 
-    from ..parser.int8 import quantize
+    from ..parser.int8 import quantize, tagged
 
     names = block_files(len(model.encoder.layer))
 
@@ -159,8 +159,8 @@ def int8_blocks(model, tokenizer, fingerprint: str, fp32: Path) -> Path:
                                f"(at least {INT8_COSINE} needed)")
 
     key = model_key(model, fingerprint)[:32]
-    return cached_files(cache_dir() / "onnx-encoder" / f"{key}-int8-{QUANTIZE_VERSION}", names,
-                        build)
+    return cached_files(cache_dir() / "onnx-encoder" / f"{key}-int8-{tagged(QUANTIZE_VERSION)}",
+                        names, build)
 
 
 def least_cosine(model, tokenizer, fp32: Path, int8: Path) -> float:

@@ -123,12 +123,12 @@ def _run(model, x):
 def test_per_row_quantizes_each_token_on_its_own(tmp_path):
     import onnx
 
-    from logicparse.parser.int8 import per_row
+    from logicparse.parser.int8 import per_row, signed_weights_exact
 
     model, w = _quantized_matmul(tmp_path)
     batch = onnx.ModelProto()
     batch.CopyFrom(model)
-    rows = per_row(model)
+    rows = per_row(model, unsigned_weights=not signed_weights_exact())
     x = np.random.default_rng(1).normal(size=(2, 3, 16)).astype(np.float32)
     loud = x.copy()
     loud[1] *= 1000  # another sentence in the batch, a thousand times larger
@@ -139,28 +139,53 @@ def test_per_row_quantizes_each_token_on_its_own(tmp_path):
     assert not np.array_equal(_run(batch, x)[0], _run(batch, loud)[0])
 
 
-def test_per_row_products_are_exact_on_this_cpu(tmp_path):
-    """The integer products are exact: a row of the largest activations times a column of the
-    largest weights, which a uint8 x int8 kernel without VNNI saturates (it adds pairs of products
-    in 16 bits), gives what exact arithmetic gives, so trees do not depend on the CPU."""
+def _extreme(tmp_path):
+    """A matrix product whose first column is all 127 once quantized, its int8 weights and scales,
+    and activations whose first row is all 255 once quantized: a product that a uint8 x int8
+    kernel without VNNI saturates (it adds pairs of products in 16 bits)."""
     from onnx import numpy_helper
 
-    from logicparse.parser.int8 import per_row
-
     w = np.random.default_rng(0).normal(size=(64, 4)).astype(np.float32)
-    w[:, 0] = 1.0  # every weight of the column quantized to 127
+    w[:, 0] = 1.0
     model, _ = _quantized_matmul(tmp_path, k=64, n=4, w=w)
     init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     q = next(v for v in init.values() if v.dtype == np.int8 and v.shape == (64, 4)).astype(np.int64)
     scale = next(v for v in init.values() if v.dtype == np.float32 and v.shape == (4,))
-    rows = per_row(model)
     x = np.random.default_rng(1).normal(size=(1, 3, 64)).astype(np.float32)
-    x[0, 0] = 1.0  # every activation of the row quantized to 255
+    x[0, 0] = 1.0
     s = np.abs(x).max(-1, keepdims=True) / 127
     qx = np.clip(np.rint(x / s) + 128, 0, 255).astype(np.int64) - 128
-    exact = (qx @ q) * scale * s
     assert q[:, 0].min() == 127 and qx[0, 0].min() == 127
-    np.testing.assert_allclose(_run(rows, x), exact, rtol=1e-5, atol=1e-6)
+    return model, x, (qx @ q) * scale * s
+
+
+def test_the_int8_files_products_are_exact_on_this_cpu(tmp_path):
+    """What ``quantize`` writes computes exact integer products on the CPU it was built on, so a
+    sentence's tree does not depend on whether the CPU has VNNI."""
+    import onnx
+
+    from logicparse.parser.int8 import quantize
+
+    _, x, exact = _extreme(tmp_path)
+    quantize(tmp_path / "f.onnx", tmp_path / "int8.onnx")
+    np.testing.assert_allclose(_run(onnx.load(str(tmp_path / "int8.onnx")), x), exact,
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_uint8_weights_are_exact_and_the_probe_tells_when_int8_ones_are(tmp_path):
+    import onnx
+
+    from logicparse.parser.int8 import per_row, signed_weights_exact, tagged
+
+    model, x, exact = _extreme(tmp_path)
+    signed = onnx.ModelProto()
+    signed.CopyFrom(model)
+    got = _run(per_row(model, unsigned_weights=True), x)
+    np.testing.assert_allclose(got, exact, rtol=1e-5, atol=1e-6)
+    assert {i.data_type for i in model.graph.initializer if i.name.endswith("_quantized")} == {2}
+    got_signed = _run(per_row(signed), x)
+    assert np.allclose(got_signed, exact, rtol=1e-5, atol=1e-6) == signed_weights_exact()
+    assert tagged(3) == (3 if signed_weights_exact() else "3-u8")  # the cache's names
 
 
 def test_per_row_refuses_a_graph_it_does_not_know(tmp_path):

@@ -166,3 +166,20 @@ def test_the_record_is_named_by_the_tokenizer_files_too(tmp_path):
             f.write("\n")
         assert model_digest(model, "int8") != first, name
         first = model_digest(model, "int8")
+
+
+def test_the_record_names_the_kind_of_int8_file(monkeypatch):
+    """A record made where int8 weights are exact does not serve a CPU whose int8 files hold uint8
+    weights (nor the other way), for the parser and the sense encoder alike."""
+    from logicparse.parser import int8
+    from logicparse.parser.light import model_digest
+    from logicparse.resources import PARSER_DIR, minilm_path
+    from logicparse.senses.encoder_record import encoder_digest
+
+    digests = []
+    for exact in (True, False):
+        monkeypatch.setattr(int8, "signed_weights_exact", lambda exact=exact: exact)
+        digests.append((model_digest(PARSER_DIR, "int8"), encoder_digest(minilm_path(), "int8")))
+    (parser_s8, encoder_s8), (parser_u8, encoder_u8) = digests
+    assert None not in (parser_s8, encoder_s8)
+    assert parser_s8 != parser_u8 and encoder_s8 != encoder_u8

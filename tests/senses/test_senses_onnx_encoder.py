@@ -122,7 +122,7 @@ def test_int8_is_the_default_and_close_to_float32_whatever_the_batch(tmp_path, m
     monkeypatch.setenv("LOGICPARSE_CACHE", str(tmp_path / "cache"))
     int8, fp32 = Encoder("default"), Encoder("default", precision="fp32")
     assert (int8.precision, fp32.precision) == ("int8", "fp32")
-    assert int8._onnx.folder.name.split("-")[-2] == "int8"
+    assert "-int8-" in int8._onnx.folder.name
     assert sorted(p.name for p in int8._onnx.folder.glob("*.onnx")) == sorted(
         p.name for p in fp32._onnx.folder.glob("*.onnx"))
     got, want = int8.encode(OCCURRENCES, layers=[3, 6]), fp32.encode(OCCURRENCES, layers=[3, 6])
