@@ -201,3 +201,12 @@ def model_name(model, spec=None) -> Optional[str]:
     name = str(getattr(model, "name", None) or spec or type(model).__name__)
     precision = getattr(model, "precision", None)
     return f"{name} ({precision})" if isinstance(precision, str) and precision != "fp32" else name
+
+
+def native_cpu_bf16() -> bool:
+    """Whether this CPU computes in bf16 itself (AVX512-BF16 or AMX); True where torch cannot tell."""
+    import torch
+
+    checks = [getattr(torch.cpu, name, None)
+              for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    return not any(checks) or any(check() for check in checks if check)

@@ -22,6 +22,7 @@ import math
 import os
 import sys
 import time
+import warnings
 from dataclasses import asdict
 
 import numpy as np
@@ -30,6 +31,7 @@ import torch
 from ..checkpoints import load_checkpoint, load_state, rng_state, save_folder, set_rng_state
 from ..checkpoints import save_checkpoint as write_checkpoint
 from ..errors import DataFormatError, Errors
+from ..resources import native_cpu_bf16
 from ..terminal import safe
 from . import batches as B
 from . import labels as L
@@ -64,6 +66,9 @@ class Run:
         self.use_bf16 = (cfg.bf16 and on_cuda and torch.cuda.is_bf16_supported()) or \
             (cfg.cpu_bf16 and device == "cpu")
         kind = "cuda" if on_cuda else "cpu"
+        if self.use_bf16 and not on_cuda and not native_cpu_bf16():
+            warnings.warn(Errors.W502.format(capability=torch.backends.cpu.get_cpu_capability()),
+                          stacklevel=2)
         self.autocast = (lambda: torch.autocast(kind, dtype=torch.bfloat16)) if self.use_bf16 \
             else contextlib.nullcontext
         self.ckpt_path = ckpt_path = os.path.join(cfg.out, "ckpt.pt")

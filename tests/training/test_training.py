@@ -4,6 +4,7 @@ metrics, the CLI, and bad shards refused before training starts."""
 import hashlib
 import json
 import math
+import warnings
 import re
 from pathlib import Path
 
@@ -152,6 +153,21 @@ def test_cpu_bf16_trains_and_evaluates_under_autocast_only_when_asked(tmp_path, 
     assert result["steps"] == 2 and math.isfinite(result["dev"]["loss"])
     assert metrics(out)[0]["bf16"] is cpu_bf16
     assert dtypes == ({torch.bfloat16} if cpu_bf16 else {torch.float32})
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_cpu_bf16_warns_on_a_cpu_that_would_emulate_it(tmp_path, tokenizer, monkeypatch, native):
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: native, raising=False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False, raising=False)
+    cfg = TrainConfig(task="dream", model=tiny_bert(tmp_path / "m", tokenizer), logic="none",
+                      data=str(FIX / "dream"), out=str(tmp_path / "run"), batch_size=2, epochs=1,
+                      max_steps=1, quiet=True, device="cpu", cpu_bf16=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        train(cfg)
+    said = [str(w.message) for w in caught if "[W502]" in str(w.message)]
+    assert len(said) == (0 if native else 1)
+    assert not said or "Leave out --cpu-bf16" in said[0]
 
 
 def test_dialogsum_two_steps_seq2seq_with_rouge(tmp_path, tokenizer):
