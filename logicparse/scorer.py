@@ -16,7 +16,13 @@ per keyword position: ``initial`` when only punctuation precedes the keyword in 
 ``medial`` otherwise (``none`` for a connective whose character span covers no token), and per
 place of the gold α against the keyword's sentence: ``same``, ``previous``, ``earlier`` (two or
 more sentences back), ``later``, ``across`` (over several sentences), ``none`` (no gold α or no
-connective tokens).
+connective tokens). Three slices tell where the errors lie: ``per_alpha_choice``, the gold α's
+place and the mapped α's (``earlier/previous``: GDTB's α lies two or more sentences back, the
+mapping took the sentence before); ``per_beta_place``, the gold β's place (binary relations only;
+``across`` is an Arg2 running on past the keyword's sentence); ``per_keyword_parent``, the
+category and the label of the constituent the keyword attaches to (pa(n), function tags left out:
+``intrinsic VP`` is a coordinator joining predicates, ``extrinsic SBAR`` a subordinator heading
+its clause; ``none`` where the keyword has no parent or no tokens).
 """
 
 from __future__ import annotations
@@ -27,10 +33,10 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from .annotator import Sentence, build_documents
-from .constituents import is_punct
 from .errors import DataFormatError, Errors
 from .gdtb import GdtbDocument
-from .mapping import DEFAULT_MAPPING
+from .constituents import base_label, is_punct
+from .mapping import DEFAULT_MAPPING, keyword_node
 from .taxonomy import UNARY_RELATIONS, category, keywords
 from .trees import read_tree, strip_wrappers
 
@@ -123,7 +129,9 @@ def evaluate_mapping(docs: Iterable[GdtbDocument], parser=None, progress=None,
     total = _Group()
     groups: dict[str, dict[str, _Group]] = {
         "per_relation": defaultdict(_Group), "per_category": defaultdict(_Group),
-        "per_position": defaultdict(_Group), "per_alpha_place": defaultdict(_Group)}
+        "per_position": defaultdict(_Group), "per_alpha_place": defaultdict(_Group),
+        "per_alpha_choice": defaultdict(_Group), "per_beta_place": defaultdict(_Group),
+        "per_keyword_parent": defaultdict(_Group)}
     for doc in docs:
         sentences = gdtb_sentences(doc, parser, trees(doc) if trees is not None else None)
         if save_trees is not None:
@@ -153,9 +161,14 @@ def evaluate_mapping(docs: Iterable[GdtbDocument], parser=None, progress=None,
             cat = found.category if found else category(conn, name)
             position = _position(mapped, key, punct)
             total.add(pairs, hit)
-            for group, slot in (("per_relation", name), ("per_category", cat),
-                                ("per_position", position),
-                                ("per_alpha_place", _alpha_place(mapped, key, pairs["alpha"][1]))):
+            gold_place = _place(mapped, key, pairs["alpha"][1])
+            slots = [("per_relation", name), ("per_category", cat), ("per_position", position),
+                     ("per_alpha_place", gold_place),
+                     ("per_alpha_choice", f"{gold_place}/{_place(mapped, key, pairs['alpha'][0])}"),
+                     ("per_keyword_parent", f"{cat} {_parent_label(sentences, mapped, key)}")]
+            if "beta" in pairs:
+                slots.append(("per_beta_place", _place(mapped, key, pairs["beta"][1])))
+            for group, slot in slots:
                 groups[group][slot].add(pairs, hit)
             if errors is not None and not hit:
                 errors.append(_miss(doc, mapped, key, name, cat, position, pairs, found))
@@ -184,16 +197,28 @@ def _position(doc, key: tuple[int, ...], punct: set[int]) -> str:
     return "initial" if all(t in punct for t in range(first, key[0])) else "medial"
 
 
-def _alpha_place(doc, key: tuple[int, ...], gold: set[int]) -> str:
-    """Where the gold α lies against the keyword's sentence (see the module docstring)."""
-    if not key or not gold:
+def _place(doc, key: tuple[int, ...], tokens: set[int]) -> str:
+    """Where ``tokens`` (a gold or mapped argument) lie against the keyword's sentence (see the
+    module docstring)."""
+    if not key or not tokens:
         return "none"
     starts = doc.sentence_starts
-    places = {bisect.bisect_right(starts, key[0]) - bisect.bisect_right(starts, t) for t in gold}
+    places = {bisect.bisect_right(starts, key[0]) - bisect.bisect_right(starts, t)
+              for t in tokens}
     if len(places) > 1:
         return "across"
     back = places.pop()
     return {0: "same", 1: "previous"}.get(back, "earlier" if back > 1 else "later")
+
+
+def _parent_label(sentences: Sequence[Sentence], doc, key: tuple[int, ...]) -> str:
+    """The label of the constituent the keyword attaches to, pa(n), without function tags."""
+    if not key:
+        return "none"
+    s = bisect.bisect_right(doc.sentence_starts, key[0]) - 1
+    first = doc.sentence_starts[s]
+    _, pa, _ = keyword_node(sentences[s].tree, key[0] - first, key[-1] + 1 - first)
+    return base_label(sentences[s].tree.labels[pa]) if pa >= 0 else "none"
 
 
 def _miss(doc: GdtbDocument, mapped, key, relation, cat, position, pairs, found) -> dict:

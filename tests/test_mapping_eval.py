@@ -49,6 +49,16 @@ def test_known_answer_default_mapping(tmp_path):
     assert r["per_alpha_place"] == {
         "previous": {"n": 1, "exact": 1.0, "alpha_f1": 1.0, "beta_f1": 1.0},
         "same": {"n": 2, "exact": 0.5, "alpha_f1": round(16 / 18, 4), "beta_f1": 1.0}}
+    # Each α was taken where its gold lies; every gold β is in its keyword's sentence.
+    assert r["per_alpha_choice"] == {"previous/previous": r["per_alpha_place"]["previous"],
+                                     "same/same": r["per_alpha_place"]["same"]}
+    assert r["per_beta_place"] == {"same": {"n": 3, "exact": round(2 / 3, 4),
+                                            "alpha_f1": round(12 / 13, 4), "beta_f1": 1.0}}
+    # 'But' attaches to its clause, 'because' heads an SBAR, 'and' joins two VPs.
+    assert r["per_keyword_parent"] == {
+        "extrinsic SBAR": {"n": 1, "exact": 0.0, "alpha_f1": 0.8, "beta_f1": 1.0},
+        "intrinsic S": {"n": 1, "exact": 1.0, "alpha_f1": 1.0, "beta_f1": 1.0},
+        "intrinsic VP": {"n": 1, "exact": 1.0, "alpha_f1": 1.0, "beta_f1": 1.0}}
     (miss,) = [json.loads(line) for line in errors.read_text().splitlines()]
     assert (miss["keyword"], miss["position"], miss["sentence"]) == ("because", "medial", 1)
     assert miss["alpha"] == {"predicted": "But we played", "gold": "we played",
@@ -65,6 +75,9 @@ def test_known_answer_paper_mapping(tmp_path):
     # Intrinsic: α 'came' of 'It rained' + 'He came' -> P 1, R 1/4, F1 0.4.
     assert r["per_category"]["intrinsic"]["alpha_f1"] == 0.4
     assert r["per_position"]["initial"]["alpha_f1"] == 0.0
+    # Algorithm 1 gives 'But' no α where GDTB has the sentence before.
+    assert r["per_alpha_choice"]["previous/none"] == {"n": 1, "exact": 0.0, "alpha_f1": 0.0,
+                                                      "beta_f1": 1.0}
     misses = [json.loads(line) for line in errors.read_text().splitlines()]
     assert [m["keyword"] for m in misses] == ["But", "because", "and"]
     assert misses[0]["alpha"]["missing"] == "It rained"
@@ -201,6 +214,23 @@ def test_known_answer_undetected_unary_and_unplaced_connectives(tmp_path):
     assert r["per_alpha_place"] == {
         "none": {"n": 1, "exact": 0.0, "alpha_f1": 0.0, "beta_f1": 0.0},
         "same": {"n": 4, "exact": 0.25, "alpha_f1": 0.625, "beta_f1": round(2 / 3, 4)}}
+    # The undetected 'as' and 'like' have no α; 'because' and 'For example' one in their sentence
+    # (α 5 right of 7 predicted, of 5 gold: F1 10/12).
+    assert r["per_alpha_choice"] == {
+        "none/none": {"n": 1, "exact": 0.0, "alpha_f1": 0.0, "beta_f1": 0.0},
+        "same/none": {"n": 2, "exact": 0.0, "alpha_f1": 0.0, "beta_f1": 0.0},
+        "same/same": {"n": 2, "exact": 0.5, "alpha_f1": round(10 / 12, 4), "beta_f1": 1.0}}
+    # β: binary relations only ('because', 'as' and the comparative without tokens).
+    assert r["per_beta_place"] == {
+        "none": {"n": 1, "exact": 0.0, "alpha_f1": 0.0, "beta_f1": 0.0},
+        "same": {"n": 2, "exact": 0.0, "alpha_f1": 0.6, "beta_f1": round(2 / 3, 4)}}
+    # 'because' and the second 'as' head their SBARs, 'like' is in a PP, 'For example' a PP
+    # in its clause; a connective over no token has no parent.
+    assert r["per_keyword_parent"] == {
+        "extrinsic SBAR": {"n": 2, "exact": 0.0, "alpha_f1": 0.6, "beta_f1": round(2 / 3, 4)},
+        "intrinsic none": {"n": 1, "exact": 0.0, "alpha_f1": 0.0, "beta_f1": 0.0},
+        "unary PP": {"n": 1, "exact": 0.0, "alpha_f1": 0.0, "beta_f1": None},
+        "unary S": {"n": 1, "exact": 1.0, "alpha_f1": 1.0, "beta_f1": None}}
     assert [json.loads(line) for line in errors.read_text().splitlines()] == EDGE_MISSES
 
 
@@ -211,7 +241,8 @@ def test_nothing_to_score_gives_zeros_not_a_division_error():
     assert evaluate_mapping([]) == {
         "alpha_f1": 0.0, "beta_f1": 0.0, "exact": 0.0, "n": 0, "alpha": zero, "beta": zero,
         "mapping": "default", "per_relation": {}, "per_category": {}, "per_position": {},
-        "per_alpha_place": {}}
+        "per_alpha_place": {}, "per_alpha_choice": {}, "per_beta_place": {},
+        "per_keyword_parent": {}}
 
 
 class FlatParser:
@@ -286,14 +317,14 @@ def test_gdtb_sentences_keep_each_tokens_offsets_in_the_text():
 def test_the_gold_alphas_place_counts_sentences_back_from_the_keyword():
     from types import SimpleNamespace
 
-    from logicparse.scorer import _alpha_place
+    from logicparse.scorer import _place
 
     doc = SimpleNamespace(sentence_starts=[0, 5, 9, 14])  # sentences 0-4, 5-8, 9-13, 14-
     key = (15,)
-    assert _alpha_place(doc, key, {14, 16}) == "same"
-    assert _alpha_place(doc, key, {9, 13}) == "previous"
-    assert _alpha_place(doc, key, {5, 6}) == "earlier"
-    assert _alpha_place(doc, key, {0}) == "earlier"
-    assert _alpha_place(doc, key, {8, 9}) == "across"
-    assert _alpha_place(doc, (6,), {10}) == "later"
-    assert _alpha_place(doc, (), {10}) == _alpha_place(doc, key, set()) == "none"
+    assert _place(doc, key, {14, 16}) == "same"
+    assert _place(doc, key, {9, 13}) == "previous"
+    assert _place(doc, key, {5, 6}) == "earlier"
+    assert _place(doc, key, {0}) == "earlier"
+    assert _place(doc, key, {8, 9}) == "across"
+    assert _place(doc, (6,), {10}) == "later"
+    assert _place(doc, (), {10}) == _place(doc, key, set()) == "none"

@@ -40,9 +40,10 @@ def eval_(
     """Compare mapped α with Arg1 and β with Arg2 for every Explicit GDTB relation whose connective
     is a taxonomy keyword (α with Arg2 for unary relations). Token precision/recall/F1 and exact
     match, overall and per relation, per mapping category, per keyword position
-    (sentence-initial or medial) and per place of the gold α (the keyword's sentence, the one
-    before, earlier ones). Prints progress on stderr and one JSON object as the last stdout
-    line."""
+    (sentence-initial or medial), per place of the gold α (the keyword's sentence, the one
+    before, earlier ones), per place of the gold and the mapped α together, per place of the gold
+    β, and per category and label of the constituent the keyword attaches to. Prints progress on
+    stderr and one JSON object as the last stdout line."""
     from ..gdtb import read_gdtb
     from ..mapping import MAPPINGS
     from ..scorer import evaluate_mapping
