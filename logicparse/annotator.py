@@ -279,6 +279,8 @@ class Annotator:
         ids run out before the texts, the documents already read are annotated and yielded
         first; then the error is raised. More ids than texts is raised after the last document.
         """
+        if isinstance(texts, (str, bytes)):
+            raise InputTextError(Errors.E005.format(type=type(texts).__name__))
         ids_it = iter(ids) if ids is not None else None
         texts_it = iter(texts)
         batch: list[tuple[str, object]] = []

@@ -11,51 +11,10 @@ range's block.
 from __future__ import annotations
 
 import re
-from typing import Optional
 
-_CODE = re.compile(r"^\[([EW]\d{3})\] ")
-
-
-class LogicparseError(Exception):
-    """Base class of every error logicparse raises on purpose."""
-
-    @property
-    def code(self) -> Optional[str]:
-        """The message's code (``"E204"``), or None for a message built without one."""
-        m = _CODE.match(str(self))
-        return m.group(1) if m else None
-
-
-class InputTextError(LogicparseError, ValueError):
-    """The input text cannot be annotated as given."""
-
-
-class ModelLoadError(LogicparseError, OSError):
-    """A model (parser, sense classifier, encoder) is missing, corrupted or incompatible."""
-
-
-class ParseError(LogicparseError, RuntimeError):
-    """The parser could not produce a tree for a sentence."""
-
-
-class DataFormatError(LogicparseError, ValueError):
-    """An input data file (treebank, GDTB, task data, shard) is not in the expected format."""
-
-
-class OptionError(LogicparseError, ValueError):
-    """An option names a choice logicparse does not have."""
-
-
-class ModelingError(LogicparseError, ValueError):
-    """A model cannot be logicalized as asked, or its inputs (logic_ids) do not fit it."""
-
-
-class TreeFormatError(DataFormatError):
-    """A bracketed tree string is malformed."""
-
-
-class OutputError(LogicparseError, OSError):
-    """An output (shard directory, file) cannot be written: permissions, a full disk."""
+from .exceptions import (  # noqa: F401 - raised with these messages, imported from here
+    DataFormatError, InputTextError, LogicparseError, ModelingError, ModelLoadError, OptionError,
+    OutputError, ParseError, TreeFormatError)
 
 
 class _WithCodes(type):
@@ -78,6 +37,8 @@ class Errors(metaclass=_WithCodes):
             "right encoding, or pass errors='replace'.")
     E004 = ("annotate() takes one text, got a {type} (of texts?). For many texts use "
             "Annotator.pipe(texts), which yields one Document per text, in order.")
+    E005 = ("pipe() takes many texts and got one {type}, whose items would be its characters. For one "
+            "text use annotate(text); for many, pipe(list_of_texts).")
     E010 = "Malformed tree at character {pos}: {reason}. Tree text: {snippet!r}"
     E011 = "Empty tree string: each sentence needs one bracketed tree such as '(S (NN word))'."
     E012 = ("Tree {index} has {n_leaves} leaves but the sentence has {n_tokens} tokens: a tree's "
@@ -201,7 +162,7 @@ class Errors(metaclass=_WithCodes):
     E311 = ("{path} exists and is not a logicparse shard directory: it holds {names} and no "
             "manifest.json. Choose a new or empty --out, or pass --overwrite to annotate into it "
             "beside them.")
-    E312 = "{path} is not a shard directory: no manifest.json and no shard-*.arrow files. Run `logicparse annotate ... --out {path}` first."
+    E312 = "{path} is not a shard directory: {why}. Run `logicparse annotate ... --out {path}` first."
     E313 = ("{path} was written with shard schema version {found}; this logicparse reads version "
             "{expected}. Re-annotate the corpus with this version.")
     E314 = "Shard {path} does not match manifest.json ({reason}): it was changed or truncated. Delete it and rerun the same `logicparse annotate` command to redo it."
@@ -312,6 +273,8 @@ class Errors(metaclass=_WithCodes):
     E426 = ("The answer to this request would be {size:,} bytes of JSON; this service sends at most "
             "{limit:,}. Send less text per request, or raise LOGICPARSE_MAX_RESPONSE_BYTES / "
             "--max-response-bytes on the server.")
+    E428 = ("Port {port} on {host} is in use ({reason}). Stop what listens there, or choose another "
+            "port with --port (LOGICPARSE_PORT).")
     E427 = ("The service is shutting down, so this request was not answered. Send it again after "
             "{retry} s: another worker, or the service once restarted, will answer it.")
 
@@ -352,9 +315,8 @@ class Errors(metaclass=_WithCodes):
             "and {n_ends} ends; the four must be equal.")
     E516 = ("{where}: document {id!r} has text that differs from the text being trained on; its "
             "character offsets would point at the wrong words. Re-annotate (delete the cached shards).")
-    E517 = ("join_documents() joins Documents (or their dicts) and got {got}. Call it as "
-            "join_documents(doc1, doc2, ...) or join_documents([doc1, doc2, ...]); annotate texts "
-            "first (Annotator.pipe).")
+    E517 = ("{call} takes Documents (or their dicts) and got {got}. {how}; annotate texts first "
+            "(Annotator.pipe(texts) gives one Document per text).")
     E520 = "{path}, {where}: {reason}."
     E521 = ("Data file {path} not found. Give it with --{option}, or point --data at a directory "
             "laid out like data/tasks/{task}/ ({files}).")

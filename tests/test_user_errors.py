@@ -173,6 +173,15 @@ def test_annotate_points_a_list_of_texts_to_pipe(lexicon_annotator, value):
     assert type(value).__name__ in str(e.value)
 
 
+@pytest.mark.parametrize("value", ["one text", b"one text"])
+def test_pipe_refuses_one_text_instead_of_annotating_its_characters(lexicon_annotator, value):
+    from logicparse.errors import InputTextError
+
+    with pytest.raises(InputTextError) as e:
+        list(lexicon_annotator.pipe(value))
+    assert e.value.code == "E005" and "annotate(text)" in str(e.value)
+
+
 def test_pipe_still_records_a_bad_item_in_its_document(lexicon_annotator):
     docs = list(lexicon_annotator.pipe(["It rained.", 42]))
     assert docs[0].error is None and docs[1].error.startswith("[E001] ")

@@ -267,7 +267,9 @@ def checked_paths(out_dir, allow_incomplete: bool = False, verify: bool = False)
     manifest = read_manifest(out_dir)
     paths = shard_paths(out_dir)
     if manifest is None and not paths:
-        raise DataFormatError(Errors.E312.format(path=out_dir))
+        why = ("no manifest.json and no shard-*.arrow files" if out_dir.is_dir() else
+               "it does not exist" if not out_dir.exists() else "it is a file")
+        raise DataFormatError(Errors.E312.format(path=out_dir, why=why))
     if manifest is not None:
         if manifest.get("schema_version") != SCHEMA_VERSION:
             raise DataFormatError(Errors.E313.format(path=out_dir, found=manifest.get(

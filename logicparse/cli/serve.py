@@ -12,7 +12,8 @@ def _help(name: str) -> str:
     from logicparse.service.settings import Settings
 
     field = Settings.model_fields[name]
-    return f"{field.description} (default: {field.default})"
+    # A default of None is worked out at start-up, as the description says.
+    return field.description if field.default is None else f"{field.description} (default: {field.default})"
 
 
 def serve(
@@ -77,6 +78,7 @@ def serve(
     from logicparse.resources import check_device
 
     check_device(settings.device)  # a bad device is named now, not blamed on the models later
+    check_port(settings.host, settings.port)  # now, not after the models have loaded
     # Worker processes build their app from the environment: hand them the merged settings.
     os.environ.update(settings.to_env())
     from logicparse.terminal import safe
@@ -89,6 +91,23 @@ def serve(
                 # such as /healthz); stalled clients are closed by the protocol's read timeout.
                 http="logicparse.service.protocol:ServiceProtocol",
                 timeout_graceful_shutdown=int(settings.timeout) + 1)
+
+
+def check_port(host: str, port: int) -> None:
+    """E428 when ``host:port`` cannot be bound (another server listens there, or the port needs
+    privileges), tried as uvicorn binds it."""
+    import socket
+
+    from logicparse.errors import Errors, OptionError
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as e:
+            raise OptionError(Errors.E428.format(host=host, port=port, reason=e.strerror or e)
+                              ) from None
 
 
 def register(app: typer.Typer) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Iterable, Iterator, Optional, Sequence
 
@@ -253,6 +253,25 @@ def write_annotations(path: Path, annotations: Iterable[Annotation]) -> int:
     return n
 
 
+def _fields_problem(d) -> Optional[str]:
+    """What is wrong with a line's object as an Annotation's fields, with the fields a line holds."""
+    names = [f.name for f in fields(Annotation)]
+    required = [f.name for f in fields(Annotation) if f.default is MISSING]
+    if not isinstance(d, dict):
+        problem = f"a JSON {type(d).__name__}, not an object"
+    else:
+        unknown = [k for k in d if k not in names]
+        missing = [k for k in required if k not in d]
+        if not unknown and not missing:
+            return None
+        problem = "; ".join(f"{what} field{'s' if len(ks) > 1 else ''} {', '.join(map(repr, ks))}"
+                            for what, ks in (("unknown", unknown), ("missing", missing)) if ks)
+    return (f"{problem}. Each line is one JSON object with {', '.join(required)} (optional: "
+            f"{', '.join(k for k in names if k not in required)}): the keyword, its sentence "
+            "(tokens joined by single spaces), the keyword's character offsets in it, the "
+            "relation or 'none', and where the label came from")
+
+
 def read_annotations(paths: Iterable[Path]) -> list[Annotation]:
     """Annotations from JSONL files, checked: a bad line is an error naming file and line."""
     out = []
@@ -263,8 +282,15 @@ def read_annotations(paths: Iterable[Path]) -> list[Annotation]:
                 continue
             try:
                 d = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise DataFormatError(Errors.E211.format(path=path, line=n, reason=f"not JSON ({e})"
+                                                         )) from None
+            problem = _fields_problem(d)
+            if problem:
+                raise DataFormatError(Errors.E211.format(path=path, line=n, reason=problem))
+            try:
                 a = Annotation(**d)
-            except (json.JSONDecodeError, TypeError) as e:
+            except TypeError as e:
                 raise DataFormatError(Errors.E211.format(path=path, line=n, reason=e)) from None
             problem = _check(a)
             if problem:

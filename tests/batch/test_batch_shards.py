@@ -145,9 +145,14 @@ def test_schema_version_is_checked(tmp_path):
         sh.read_shards(tmp_path)
 
 
-def test_not_a_shard_dir(tmp_path):
-    with pytest.raises(DataFormatError, match="not a shard directory"):
+def test_not_a_shard_dir_says_what_it_is(tmp_path):
+    with pytest.raises(DataFormatError, match="not a shard directory: no manifest.json"):
         sh.read_shards(tmp_path)
+    with pytest.raises(DataFormatError, match="not a shard directory: it does not exist"):
+        sh.read_shards(tmp_path / "missing")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(DataFormatError, match="not a shard directory: it is a file"):
+        sh.read_shards(tmp_path / "file")
 
 
 def test_find_document(tmp_path):

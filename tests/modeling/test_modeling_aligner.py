@@ -155,6 +155,16 @@ def test_join_documents_takes_documents_or_one_sequence():
         join_documents([])
 
 
+def test_the_aligner_refuses_texts_with_a_coded_error(wordpiece):
+    aligner = LogicAligner(wordpiece, k=2)
+    doc = logicparse.annotate_trees(["(S (NP (NNS Cats)) (VP (VBP bark)))"])
+    for docs, pairs in ((["If x, y."], None), ([doc], ["If x, y."])):
+        with pytest.raises(DataFormatError) as e:
+            aligner(docs, pair_docs=pairs)
+        assert e.value.code == "E517" and "The aligner takes Documents" in str(e.value)
+        assert "got a str" in str(e.value) and "Annotator.pipe(texts)" in str(e.value)
+
+
 def test_slow_tokenizer_is_refused():
     slow = T.BertTokenizer(vocab_file=str(gt.get_model_path() / "vocab.txt"))
     with pytest.raises(DataFormatError, match="slow tokenizer without character offsets"):

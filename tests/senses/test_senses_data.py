@@ -93,6 +93,20 @@ def test_bad_annotation_lines_name_file_and_line(tmp_path):
             read_annotations([path])
 
 
+@pytest.mark.parametrize("line,problem", [
+    ('{"id": 1, "keyword": "as", "text": "as a rule"}',
+     "unknown field 'id'; missing fields 'char_start', 'char_end', 'label', 'source'"),
+    ("[1, 2]", "a JSON list, not an object"),
+])
+def test_a_line_of_another_format_names_its_fields_and_the_ones_expected(tmp_path, line, problem):
+    path = tmp_path / "mine.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(DataFormatError) as e:
+        read_annotations([path])
+    assert f"mine.jsonl, line 1: {problem}. Each line is one JSON object with keyword, text, " \
+           "char_start, char_end, label, source (optional: doc, sense, tree)" in str(e.value)
+
+
 def test_hand_tsv(tmp_path):
     anns = read_hand(FIXTURES / "train.tsv")
     assert anns[0] == Annotation("since", "It has rained every day since 1990 .", 24, 29,

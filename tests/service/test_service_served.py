@@ -184,6 +184,19 @@ def test_serve_reports_bad_settings_and_unloadable_models_without_a_traceback(tm
     assert "Value error" not in r.stderr and ".." not in r.stderr
 
 
+def test_a_port_in_use_is_named_before_the_models_load(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = subprocess.run([sys.executable, "-c", "from logicparse.cli import main; main()", "serve",
+                            "--port", str(port), "--senses", "none"], capture_output=True, text=True,
+                           timeout=120, cwd=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"[E428] Port {port} on 127.0.0.1 is in use" in r.stderr and "--port" in r.stderr
+    assert "loading models" not in r.stderr
+
+
 def _answers(data: bytes) -> list[tuple[int, dict]]:
     """(status, JSON body) of each response in ``data``, in order."""
     out = []
