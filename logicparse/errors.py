@@ -273,10 +273,10 @@ class Errors(metaclass=_WithCodes):
     E426 = ("The answer to this request would be {size:,} bytes of JSON; this service sends at most "
             "{limit:,}. Send less text per request, or raise LOGICPARSE_MAX_RESPONSE_BYTES / "
             "--max-response-bytes on the server.")
-    E428 = ("Port {port} on {host} is in use ({reason}). Stop what listens there, or choose another "
-            "port with --port (LOGICPARSE_PORT).")
     E427 = ("The service is shutting down, so this request was not answered. Send it again after "
             "{retry} s: another worker, or the service once restarted, will answer it.")
+    E428 = ("Cannot listen on {host} port {port}: {reason}. Stop what listens there, or choose "
+            "another port with --port (LOGICPARSE_PORT) or an address of this machine with --host.")
 
     # --- E5xx: modeling and training --------------------------------------------------------
     W501 = ("A logicalized model was called without logic_ids: it computes {same}, and says so "

@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from .annotator import Sentence, build_documents
+from .constituents import base_label, is_punct
 from .errors import DataFormatError, Errors
 from .gdtb import GdtbDocument
-from .constituents import base_label, is_punct
 from .mapping import DEFAULT_MAPPING, keyword_node
 from .taxonomy import UNARY_RELATIONS, category, keywords
 from .trees import read_tree, strip_wrappers
@@ -216,9 +216,10 @@ def _parent_label(sentences: Sequence[Sentence], doc, key: tuple[int, ...]) -> s
     if not key:
         return "none"
     s = bisect.bisect_right(doc.sentence_starts, key[0]) - 1
-    first = doc.sentence_starts[s]
-    _, pa, _ = keyword_node(sentences[s].tree, key[0] - first, key[-1] + 1 - first)
-    return base_label(sentences[s].tree.labels[pa]) if pa >= 0 else "none"
+    first, tree = doc.sentence_starts[s], sentences[s].tree
+    # A connective of several pieces is taken within its first token's sentence.
+    _, pa, _ = keyword_node(tree, key[0] - first, min(key[-1] + 1 - first, len(tree.leaves)))
+    return base_label(tree.labels[pa]) if pa >= 0 else "none"
 
 
 def _miss(doc: GdtbDocument, mapped, key, relation, cat, position, pairs, found) -> dict:

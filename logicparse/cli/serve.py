@@ -94,8 +94,8 @@ def serve(
 
 
 def check_port(host: str, port: int) -> None:
-    """E428 when ``host:port`` cannot be bound (another server listens there, or the port needs
-    privileges), tried as uvicorn binds it."""
+    """E428 when ``host:port`` cannot be bound (another server listens there, the port needs
+    privileges, the address is not this machine's), tried as uvicorn binds it."""
     import socket
 
     from logicparse.errors import Errors, OptionError

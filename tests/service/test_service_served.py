@@ -193,7 +193,8 @@ def test_a_port_in_use_is_named_before_the_models_load(tmp_path):
                             "--port", str(port), "--senses", "none"], capture_output=True, text=True,
                            timeout=120, cwd=tmp_path)
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert f"[E428] Port {port} on 127.0.0.1 is in use" in r.stderr and "--port" in r.stderr
+    assert f"[E428] Cannot listen on 127.0.0.1 port {port}: Address already in use" in r.stderr
+    assert "--port" in r.stderr
     assert "loading models" not in r.stderr
 
 
