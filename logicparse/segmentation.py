@@ -39,11 +39,52 @@ def segment_doc(doc, limit: int) -> list[Segment]:
     return out
 
 
+# spaCy splits a token's punctuation off one character at a time, rescanning what is left, so a
+# run of n such characters without a space ("$$$…", a line of "=") takes time growing as n²:
+# 10,000 "$" took 28 s, held the GIL and so the service. Runs over this length are tokenized in
+# pieces of it (a token boundary every MAX_RUN characters), unless they are letters and digits
+# only or a URL, which spaCy reads in one step.
+MAX_RUN = 100
+_LONG_RUN = re.compile(r"\S{%d,}" % (MAX_RUN + 1))
+
+
+class BoundedTokenizer:
+    """spaCy's ``tokenizer``, with long runs without spaces fed to it in pieces (see MAX_RUN)."""
+
+    def __init__(self, tokenizer):
+        self.tokenizer = tokenizer
+        self.url_match = getattr(tokenizer, "url_match", None)
+
+    def __call__(self, text: str):
+        if _LONG_RUN.search(text) is None:
+            return self.tokenizer(text)
+        from spacy.tokens import Doc
+
+        pieces, pos = [], 0
+        for m in _LONG_RUN.finditer(text):
+            run = m.group()
+            if run.isalnum() or (self.url_match is not None and self.url_match(run)):
+                continue
+            # A space right after the run is its last token's trailing space, as spaCy has it.
+            end = m.end() + (text[m.end():m.end() + 1] == " ")
+            pieces.append(text[pos:m.start()])
+            pieces.extend(text[i:min(i + MAX_RUN, m.end())] for i in range(m.start(), m.end(), MAX_RUN))
+            pieces[-1] = text[m.end() - len(pieces[-1]):end]
+            pos = end
+        pieces.append(text[pos:])
+        # One Doc of the pieces' tokens, with no sentence starts where the pieces meet.
+        tokens = [t for p in pieces if p for t in self.tokenizer(p)]
+        return Doc(self.tokenizer.vocab, words=[t.text for t in tokens],
+                   spaces=[bool(t.whitespace_) for t in tokens])
+
+
 def load_spacy(name: Optional[str]):
     import spacy
 
     if name:
-        return spacy.load(name, exclude=["ner", "lemmatizer", "textcat"])
-    nlp = spacy.blank("en")
-    nlp.add_pipe("sentencizer")
+        nlp = spacy.load(name, exclude=["ner", "lemmatizer", "textcat"])
+    else:
+        nlp = spacy.blank("en")
+        nlp.add_pipe("sentencizer")
+    nlp.tokenizer = BoundedTokenizer(nlp.tokenizer)
     return nlp
