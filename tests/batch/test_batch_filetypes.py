@@ -161,6 +161,30 @@ def test_a_small_file_that_inflates_enormously_costs_no_more_than_a_text_can_hol
     assert docs[0].error.startswith("[E333]") and len(docs[0].text) <= 1000
 
 
+@pytest.mark.parametrize("kind", ["parquet", "arrow"])
+def test_a_table_of_many_long_texts_becomes_python_strings_a_few_rows_at_a_time(
+        tmp_path, monkeypatch, kind):
+    # A dictionary-encoded column holds one long text for all its rows: a file of a few hundred
+    # bytes, whose every row becomes a string of its own when read.
+    from logicparse.batch import records
+
+    seen = []
+    values = records._values
+    monkeypatch.setattr(records, "_values", lambda col: seen.append(len(col)) or values(col))
+    table = pa.table({"id": [f"r{i}" for i in range(100)],
+                      "text": pa.array(["It rained. " * 500] * 100).dictionary_encode()})
+    f = tmp_path / f"t.{kind}"
+    if kind == "parquet":
+        pq.write_table(table, f, compression="zstd", row_group_size=100)
+    else:
+        with pa.ipc.new_file(str(f), table.schema) as w:
+            w.write_table(table, max_chunksize=100)
+    docs, n = read([f])
+    assert n == 100 and [d.id for d in docs] == [f"r{i}" for i in range(100)]
+    assert docs[-1].text == "It rained. " * 500 and docs[-1].error is None
+    assert max(seen) <= records.ROWS_AT_ONCE < 100
+
+
 @pytest.mark.slow
 def test_annotate_gives_a_compressed_corpus_the_plain_rows_and_refuses_what_is_not_text(tmp_path):
     """The real annotator through the CLI: the same rows from the corpus gzipped, bzip2'd and
