@@ -153,7 +153,7 @@ class Errors(metaclass=_WithCodes):
             "--text-field (and the id field with --id-field).")
     E305 = "Unknown decoding fallback {value!r}. Choose one of: {opts}."
     E306 = "Unknown stdin format {value!r}. Choose one of: {opts}."
-    E307 = "Unknown text encoding {value!r}. Use a Python codec name such as 'utf-8' or 'latin-1'."
+    E307 = "{value!r} is not a text encoding{why}. Use a Python codec name such as 'utf-8' or 'latin-1'."
     E308 = "{path} has no column {field!r} (columns: {cols}). Name the text column with --text-field."
     E309 = "{path} is not an Arrow IPC file or stream ({reason}). Convert it, or save it as .parquet."
     E310 = ("{path} holds shards of a different run: {reason}. Resuming would mix two runs: "
@@ -179,6 +179,11 @@ class Errors(metaclass=_WithCodes):
             "unchanged (or restore it) and rerun the same command, which annotates such rows "
             "again, or pass --overwrite to annotate the new version from the start.")
     E351 = "The Ray workers could not load the models: {reason}. The same command with --engine local reports the error with its fix."
+    E352 = ("Standard input is closed, so '-' has nothing to read. Pipe the documents in "
+            "(cat docs.txt | logicparse annotate - --out DIR), or pass files.")
+    E353 = ("--encoding {encoding} does not write a line break as the byte 0x0A, so {inputs} cannot be "
+            "split into lines before decoding. Convert to UTF-8 first (iconv -f {encoding} -t utf-8), "
+            "or give such text as .txt files or with --stdin-format text.")
     E346 = ("{path} was not written by logicparse ({reason}), so a run neither resumes from it nor "
             "deletes it, --overwrite included. Move it out of the folder, or choose another --out.")
     E347 = "--out {path} is a file, not a folder. Choose a new or empty folder for the shards."
@@ -208,7 +213,7 @@ class Errors(metaclass=_WithCodes):
             "this error; fix the input (or its encoding) and rerun with --overwrite to annotate it.")
     E341 = ("{path}, line {line}: the line is longer than {limit:,} bytes, more than a text of "
             "{max_chars:,} characters can take; it is kept as a row with this error. Split the "
-            "record, or raise --max-chars.")
+            "record into texts of at most {max_chars:,} characters.")
     E342 = ("{path} is damaged ({reason}): it cannot say which shards are finished. Pass "
             "--overwrite to annotate everything again, or restore the file.")
     E343 = ("{path} is in use by another `logicparse annotate` run (pid {pid}). Wait for it to end "

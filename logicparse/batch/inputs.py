@@ -2,8 +2,7 @@
 
 Accepted inputs (one argument each; mix them freely):
 
-* a ``.txt`` file (or any file with an unknown suffix): one document, id = the file name without
-  ``.txt``;
+* a ``.txt`` file (or any unknown suffix): one document, id = the file name without ``.txt``;
 * a directory: every ``*.txt`` below it (recursive, sorted by path), id = the relative path
   without ``.txt``, with ``/`` separators;
 * any of these compressed, ``.gz``, ``.bz2`` or ``.xz`` after the suffix (``chat.txt.gz``, id
@@ -41,7 +40,7 @@ directory by sorted path, so the same command gives the same shards.
 from __future__ import annotations
 
 import codecs
-import glob
+import contextlib
 import os
 import stat
 import sys
@@ -95,9 +94,11 @@ class ReadOptions:
             raise DataFormatError(Errors.E306.format(value=self.stdin_format,
                                                      opts=", ".join(STDIN_FORMATS)))
         try:
-            codecs.lookup(self.encoding)
+            codec = codecs.lookup(self.encoding)
         except LookupError:
-            raise DataFormatError(Errors.E307.format(value=self.encoding)) from None
+            raise DataFormatError(Errors.E307.format(value=self.encoding, why=" Python knows")) from None
+        if not codec._is_text_encoding or codec.name == "undefined":  # rot13, hex, zlib ...
+            raise DataFormatError(Errors.E307.format(value=self.encoding, why=": it does not decode bytes"))
 
 
 def resolve_inputs(paths: list[str]) -> list[InputSpec]:
@@ -136,7 +137,7 @@ def _expanded(paths: list[str]) -> list[str]:
     out = []
     for p in paths:
         if p != "-" and not os.path.lexists(p) and any(c in p for c in "*?["):
-            found = sorted(glob.glob(p, recursive=True))
+            found = _glob(p)
             if not found:
                 raise DataFormatError(Errors.E301.format(path=p, what=": the pattern matches "
                                                          "no file"))
@@ -144,6 +145,17 @@ def _expanded(paths: list[str]) -> list[str]:
         else:
             out.append(p)
     return out
+
+
+def _glob(pattern: str) -> list[str]:
+    """The files ``pattern`` matches, sorted, ``**`` entering no linked directory, as for a
+    directory argument (glob.glob's went round ``d/a/up -> ..``); hidden names as in glob.glob."""
+    parts = Path(pattern).parts
+    first = next(i for i, part in enumerate(parts) if any(c in part for c in "*?["))
+    base, rel = Path(*parts[:first]) if first else Path("."), Path(*parts[first:])
+    hidden_ok = any(part.startswith(".") for part in rel.parts)
+    return sorted(str(f) for f in base.glob(str(rel))
+                  if hidden_ok or not any(n.startswith(".") for n in f.relative_to(base).parts))
 
 
 def _suffix(path: Path) -> str:
@@ -156,10 +168,11 @@ def decode(data: bytes, opts: ReadOptions) -> tuple[str, bool]:
     enc = "utf-8-sig" if codecs.lookup(opts.encoding).name == "utf-8" else opts.encoding
     try:
         return data.decode(enc), False
-    except UnicodeDecodeError:
+    except UnicodeError:  # punycode's, for one, is not a UnicodeDecodeError
         pass
     if opts.fallback == "replace":
-        return data.decode(enc, errors="replace"), True
+        with contextlib.suppress(UnicodeError):  # a codec that fails whatever the errors
+            return data.decode(enc, errors="replace"), True
     if opts.fallback == "cp1252":
         return data.decode("cp1252", errors="_logicparse_latin1"), True
     return data.decode("latin-1"), True

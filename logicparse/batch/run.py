@@ -92,6 +92,7 @@ def annotate_corpus(inputs: list[str], out, config: Optional[RunConfig] = None,
     config = config or RunConfig()
     config.check()
     specs = resolve_inputs(inputs)
+    _check_streams(specs, config.read, stdin)
     out = Path(out)
     stats = file_stats(specs)  # one look at the inputs: what the run reads is checked against it
     identity = input_identity(specs, config.content_settings(), stats)
@@ -101,6 +102,27 @@ def annotate_corpus(inputs: list[str], out, config: Optional[RunConfig] = None,
         previous = prepare(out, fingerprint, config.overwrite, identity)
         return _annotate(specs, out, config, progress or make_progress(quiet=True), stdin,
                          previous, total, fingerprint, identity, stats)
+
+
+def _check_streams(specs: list[InputSpec], read: ReadOptions, stdin) -> None:
+    """Before anything is written: '-' with standard input closed (E352), and .jsonl or stdin
+    lines in an encoding whose line break is not the byte 0x0A or shows inside other characters
+    (UTF-16, UTF-32, EBCDIC), since lines are split before they are decoded (E353)."""
+    import sys
+
+    if stdin is None and sys.stdin is None and any(s.kind == "stdin" for s in specs):
+        raise DataFormatError(Errors.E352)
+    lines = [s.path for s in specs if s.kind == "jsonl" or (s.kind == "stdin"
+                                                            and read.stdin_format != "text")]
+    try:
+        splits = b"a\nb".decode(read.encoding) == "a\nb"
+    except UnicodeError:
+        splits = False
+    if lines and not splits:
+        from ..terminal import safe
+
+        raise DataFormatError(Errors.E353.format(encoding=read.encoding,
+                                                 inputs=", ".join(safe(p) for p in lines)))
 
 
 def _annotate(specs, out: Path, config: RunConfig, progress: Progress, stdin, previous,

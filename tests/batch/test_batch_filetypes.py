@@ -234,3 +234,16 @@ def test_a_quoted_glob_pattern_reads_the_files_it_matches_in_order(tmp_path):
     with pytest.raises(DataFormatError, match=r"\[E301\].*nothing\*\.txt does not exist: the pattern "
                                         r"matches no file"):
         resolve_inputs([str(tmp_path / "nothing*.txt")])
+
+
+def test_a_glob_pattern_goes_into_no_linked_directory(tmp_path):
+    # A link up: glob.glob's ** went round it (one file read 41 times; with two such links it
+    # walked without end); a directory argument never follows links.
+    (tmp_path / "d" / "s1").mkdir(parents=True)
+    (tmp_path / "d" / "s1" / "up").symlink_to("..")
+    (tmp_path / "d" / "a.txt").write_bytes(b"Once.")
+    (tmp_path / "d" / ".hidden.txt").write_bytes(b"Not matched by *.")
+    specs = resolve_inputs([str(tmp_path / "d" / "**" / "*.txt")])
+    assert [s.path for s in specs] == [str(tmp_path / "d" / "a.txt")]
+    assert [s.path for s in resolve_inputs([str(tmp_path / "d" / ".*.txt")])] == [
+        str(tmp_path / "d" / ".hidden.txt")]

@@ -178,8 +178,19 @@ def test_bad_arguments(tmp_path):
         resolve_inputs([])
     with pytest.raises(DataFormatError, match="Unknown decoding fallback"):
         ReadOptions(fallback="ascii")
-    with pytest.raises(DataFormatError, match="Unknown text encoding"):
+    with pytest.raises(DataFormatError, match="'klingon' is not a text encoding Python knows"):
         ReadOptions(encoding="klingon")
+    for codec in ("rot13", "hex", "zlib_codec", "undefined"):  # names of codecs, not of encodings
+        with pytest.raises(DataFormatError, match=f"'{codec}' is not a text encoding: it does not"):
+            ReadOptions(encoding=codec)
+
+
+def test_a_codec_that_fails_otherwise_than_by_a_decode_error_takes_the_fallback():
+    # punycode raises a bare UnicodeError for an incomplete string; with errors="replace" it
+    # still raises for a byte past ASCII: both take Latin-1 then.
+    assert decode(b"-9", ReadOptions(encoding="punycode")) == ("-9", True)
+    assert decode(b"ab-\x80", ReadOptions(encoding="punycode", fallback="replace")) == (
+        "ab-\x80", True)
 
 
 def test_jsonl_fixture_is_valid_json():

@@ -4,6 +4,7 @@ one row per document, failures recorded, crashes survived, resume, interruption,
 Faults are injected by marker words through ``tests/fixtures/batch/fake_pipeline.py``, which
 wraps the real bundled parser (the rest of the pipeline is the real one)."""
 
+import io
 import json
 import os
 import shutil
@@ -373,3 +374,22 @@ def test_one_run_per_output_folder_and_a_dead_runs_lock_is_taken_over(tmp_path):
     r = cli(*args)
     assert r.exit_code == 0, r.output
     assert read_shards(out).column("id").to_pylist() == ["alpha"]
+
+
+def test_closed_stdin_and_line_inputs_in_utf16_are_refused_before_anything_is_written(
+        tmp_path, monkeypatch):
+    from logicparse.batch import RunConfig, annotate_corpus
+    from logicparse.batch.inputs import ReadOptions
+
+    out = tmp_path / "out"
+    monkeypatch.setattr(sys, "stdin", None)  # what a run started with `<&-` sees
+    with pytest.raises(DataFormatError, match=r"\[E352\] Standard input is closed"):
+        annotate_corpus(["-"], out)
+    records = tmp_path / "u16.jsonl"
+    records.write_bytes('{"id": "a", "text": "It rained."}\n{"id": "b", "text": "Fine."}\n'
+                        .encode("utf-16"))
+    for inputs in ([str(records)], ["-"]):
+        with pytest.raises(DataFormatError, match=r"\[E353\] --encoding utf-16 does not write"):
+            annotate_corpus(inputs, out, RunConfig(read=ReadOptions(encoding="utf-16")),
+                            stdin=io.BytesIO(records.read_bytes()))
+    assert not out.exists()
