@@ -31,6 +31,11 @@ from .errors import BadRequest, HeadersTooLarge, SlowClient, raw_response
 # Data is fed to the parser in pieces of this size, so that the size of a request's head is
 # known, within one piece, before the parser has buffered it.
 _PIECE = 8192
+# Requests of one connection parsed ahead of the one being answered (HTTP pipelining). uvicorn
+# resumes reading after every answer, so a client that sends GETs faster than it reads answers
+# made the queue, and memory, grow without end (4 connections: 3 GB in 26 s). Past this many,
+# what has arrived is held unparsed and the connection is not read until the queue is shorter.
+PIPELINE_LIMIT = 32
 
 
 class ServiceProtocol(HttpToolsProtocol):
@@ -49,6 +54,7 @@ class ServiceProtocol(HttpToolsProtocol):
         self._headers_timer = None
         self._head: Optional[int] = 0  # bytes of the current request's head; None: body next
         self._refusal: Optional[Exception] = None  # sent once the answers in progress are
+        self._held = b""  # data not fed to the parser while the pipeline is full
 
     def connection_made(self, transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -59,9 +65,14 @@ class ServiceProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        data, self._held = self._held + data, b""
         for i in range(0, len(data), _PIECE):
             if self._refusal is not None or self.transport.is_closing():
                 return  # nothing more is read from a connection being refused
+            if len(self.pipeline) >= PIPELINE_LIMIT:
+                self._held = data[i:]
+                self.flow.pause_reading()
+                return
             piece = data[i:i + _PIECE]
             if self._head is not None:
                 self._head += len(piece)
@@ -106,7 +117,13 @@ class ServiceProtocol(HttpToolsProtocol):
                 refusal, self._refusal = self._refusal, None
                 self._close_with(refusal)
             return
-        if not self.transport.is_closing() and not self.pipeline:
+        if self.transport.is_closing():
+            return
+        if len(self.pipeline) >= PIPELINE_LIMIT:
+            self.flow.pause_reading()  # uvicorn has just resumed it
+        elif self._held:
+            self.data_received(b"")
+        if not self.pipeline:
             self._arm()  # the next request's headers are due within the limit too
 
     def send_400_response(self, msg: str) -> None:
