@@ -184,6 +184,8 @@ class Errors(metaclass=_WithCodes):
     E353 = ("--encoding {encoding} does not write a line break as the byte 0x0A, so {inputs} cannot be "
             "split into lines before decoding. Convert to UTF-8 first (iconv -f {encoding} -t utf-8), "
             "or give such text as .txt files or with --stdin-format text.")
+    E354 = ("{where}: its {field!r} is {n:,} characters long, over the {limit:,} an id may have (the "
+            "row's id is its first 100 and a digest of it). Give the record a shorter id.")
     E346 = ("{path} was not written by logicparse ({reason}), so a run neither resumes from it nor "
             "deletes it, --overwrite included. Move it out of the folder, or choose another --out.")
     E347 = "--out {path} is a file, not a folder. Choose a new or empty folder for the shards."

@@ -91,6 +91,23 @@ def test_bad_jsonl_records_become_documents_with_a_coded_error(tmp_path):
     assert errors[6].startswith("[E303]") and "nested too deeply" in errors[6]
 
 
+def test_an_id_over_the_limit_is_a_row_with_a_short_id_and_its_error(tmp_path):
+    from logicparse.batch.records import MAX_ID_CHARS
+
+    p = tmp_path / "ids.jsonl"
+    long_ids = ["x" * (MAX_ID_CHARS + 1), "x" * (MAX_ID_CHARS + 2)]
+    p.write_text("".join(json.dumps({"id": i, "text": "It rained."}) + "\n"
+                         for i in [*long_ids, "x" * MAX_ID_CHARS]))
+    docs, n = read([p])
+    assert n == len(docs) == 3
+    assert all(d.text is None and d.error.startswith("[E354]") and "ids.jsonl, line" in d.error
+               for d in docs[:2])
+    assert f"is {MAX_ID_CHARS + 1:,} characters long" in docs[0].error
+    assert len({d.id for d in docs}) == 3 and all(len(d.id) < 200 for d in docs[:2])
+    assert docs[0].id.startswith("x" * 100 + "…")
+    assert docs[2].error is None and docs[2].id == "x" * MAX_ID_CHARS
+
+
 def test_table_text_that_is_not_a_string_is_a_row_with_its_error(tmp_path):
     pq.write_table(pa.table({"text": [1, 2, None]}), tmp_path / "ints.parquet")
     docs, n = read([tmp_path / "ints.parquet"])
