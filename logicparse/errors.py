@@ -284,6 +284,8 @@ class Errors(metaclass=_WithCodes):
             "{retry} s: another worker, or the service once restarted, will answer it.")
     E428 = ("Cannot listen on {host} port {port}: {reason}. Stop what listens there, or choose "
             "another port with --port (LOGICPARSE_PORT) or an address of this machine with --host.")
+    E429 = ("The body was sent with Content-Encoding {encoding!r}; this service reads bodies as sent. "
+            "Send the JSON uncompressed, without that header.")
 
     # --- E5xx: modeling and training --------------------------------------------------------
     W501 = ("A logicalized model was called without logic_ids: it computes {same}, and says so "

@@ -182,8 +182,10 @@ def _error_handlers(app: FastAPI) -> None:
             fields += f"; ... {len(every) - MAX_ERRORS} more"
         code, message = "E406", Errors.E406.format(fields=fields)
         ctype = request.headers.get("content-type", "")
-        if "json" not in ctype.lower():
-            # FastAPI only parses JSON sent as JSON; say so rather than "not a dictionary".
+        kind = ctype.split(";")[0].strip().lower()
+        if not (kind.startswith("application/") and (kind == "application/json" or kind.endswith("+json"))):
+            # FastAPI parses only a body sent as application/json or */*+json (not text/json, not
+            # application/json5); say so rather than "not a dictionary".
             code, message = "E408", Errors.E408.format(ctype=ctype or "no Content-Type")
         # The shape of every error ({detail, code}), with the fields' list and its full count.
         return JSONResponse(jsonable_encoder({"detail": message, "code": code, "fields": errors,

@@ -73,6 +73,10 @@ class BodyGuard:
             return await send_error(send, e)
         if body is None:  # the client went away
             return
+        encoding = headers.get(b"content-encoding", b"identity").strip().lower()
+        if encoding not in (b"", b"identity"):  # the body would be read as the compressed bytes
+            return await send_error(send, BadRequest(Errors.E429.format(
+                encoding=encoding.decode("latin-1")[:40])))
         try:
             body.decode("utf-8")
         except UnicodeDecodeError as e:

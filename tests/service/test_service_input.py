@@ -140,12 +140,25 @@ def test_malformed_json_is_422(client, raw):
     assert r.json()["detail"]
 
 
-def test_body_not_sent_as_json_says_so(client):
-    # curl -d without -H sends a form content type: FastAPI does not parse it as JSON.
-    r = client.post("/v1/annotate", content=b'{"text": "a"}',
-                    headers={"content-type": "application/x-www-form-urlencoded"})
+@pytest.mark.parametrize("ctype", ["application/x-www-form-urlencoded", "text/json",
+                                   "application/json5", "text/plain; note=json"])
+def test_body_not_sent_as_json_says_so(client, ctype):
+    # curl -d without -H sends a form content type: FastAPI parses only application/json and
+    # */*+json bodies as JSON, whatever else mentions json.
+    r = client.post("/v1/annotate", content=b'{"text": "a"}', headers={"content-type": ctype})
     assert r.status_code == 422 and r.json()["code"] == "E408"
-    assert "application/json" in r.json()["detail"]
+    assert repr(ctype) in r.json()["detail"] and "application/json" in r.json()["detail"]
+    for sent_as_json in ("application/json; charset=utf-8", "application/ld+json"):
+        r = client.post("/v1/annotate", content=b'{"text": 5}', headers={"content-type": sent_as_json})
+        assert r.json()["code"] == "E406"
+
+
+def test_a_compressed_body_is_400_naming_its_encoding(client):
+    import gzip
+
+    r = client.post("/v1/annotate", content=gzip.compress(b'{"text": "a"}'),
+                    headers={"content-type": "application/json", "content-encoding": "gzip"})
+    assert r.status_code == 400 and r.json()["code"] == "E429" and "'gzip'" in r.json()["detail"]
 
 
 def test_invalid_utf8_is_400(client):
