@@ -13,12 +13,12 @@ import contextlib
 import json
 import shutil
 import subprocess
-import threading
 import time
 from pathlib import Path
 
 import httpx
 import pytest
+from served import running
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 EXAMPLE = "But I try very hard not to go that way because it would be too easy for them."
@@ -33,22 +33,10 @@ pytestmark = [
 
 def _serve(annotator, senses):
     """The app under a real uvicorn server on 127.0.0.1, port chosen by the OS."""
-    import uvicorn
-
     from logicparse.service import Settings, create_app
 
-    app = create_app(Settings(senses=senses), annotator=annotator)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with running(create_app(Settings(senses=senses), annotator=annotator)) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import threading
 import time
 
-import uvicorn
+from served import running
 
 from logicparse.service import protocol
 
@@ -33,17 +32,8 @@ async def slow_app(scope, receive, send):
 
 
 def test_a_pipelining_client_is_read_no_further_ahead_than_the_limit_and_answered_in_order():
-    server = uvicorn.Server(uvicorn.Config(slow_app, host="127.0.0.1", port=0, http=Watched,
-                                           lifespan="off", log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
     n = 3000
-    try:
+    with running(slow_app, http=Watched, lifespan="off") as port:
         with socket.create_connection(("127.0.0.1", port)) as s:
             # All of them at once (about 100 KB, more than one read), no answer read meanwhile.
             s.sendall(b"".join(b"GET /r%d HTTP/1.1\r\nHost: a\r\n\r\n" % i for i in range(n)))
@@ -57,6 +47,3 @@ def test_a_pipelining_client_is_read_no_further_ahead_than_the_limit_and_answere
         assert Watched.most <= protocol.PIPELINE_LIMIT + protocol._PIECE // 30
         bodies = [part.rsplit(b"\r\n\r\n", 1)[-1] for part in data.split(b"HTTP/1.1 200 OK")[1:]]
         assert bodies == [b"/r%d" % i for i in range(n)]
-    finally:
-        server.should_exit = True
-        thread.join(10)
