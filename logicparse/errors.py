@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import re
 
-from .exceptions import (  # noqa: F401 - raised with these messages, imported from here
+from .exceptions import (  # raised with these messages, and imported from here
     DataFormatError, InputTextError, LogicparseError, ModelingError, ModelLoadError, OptionError,
     OutputError, ParseError, TreeFormatError)
+
+__all__ = ["Errors", "DataFormatError", "InputTextError", "LogicparseError", "ModelingError",
+           "ModelLoadError", "OptionError", "OutputError", "ParseError", "TreeFormatError"]
 
 
 class _WithCodes(type):
