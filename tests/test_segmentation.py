@@ -36,7 +36,8 @@ def tokens(doc):
     return [(t.text, t.idx, t.whitespace_, t.is_sent_start) for t in doc]
 
 
-@pytest.mark.parametrize("run", ["$" * 10_000, "=" * 5_000, "(" * 2_000, "😀" * 1_000, ".," * 3_000])
+@pytest.mark.parametrize("run", ["$" * 10_000, "=" * 5_000, "(" * 2_000, "😀" * 1_000, ".," * 3_000,
+                                 "http://example.com/" + ")" * 2_000])  # a URL, then a long tail
 def test_a_long_run_of_punctuation_reaches_spacy_in_pieces(nlp, run):
     text = f"Prices rose {run} and fell. Then it rained."
     doc = nlp(text)
@@ -50,7 +51,7 @@ def test_a_long_run_of_punctuation_reaches_spacy_in_pieces(nlp, run):
 
 @pytest.mark.parametrize("text", [
     "It rained.  Then  it\n\nstopped , because it was late .",
-    "see https://example.com/" + "abc/def-ghi_jk?x=1&" * 30 + " now. Next one.",  # a long URL
+    "see https://example.com/" + "abc/def-ghi_jk?x=1&" * 30 + "z now. Next one.",  # a long URL
     "a" * 5_000 + " is one word.",  # letters only: one token, read in one step
     "x " + "=" * 250 + "\nnext line here.  " + "(" * 300 + "  two spaces after.",
 ])
