@@ -6,8 +6,7 @@ Accepted inputs (one argument each; mix them freely):
 * a directory: every ``*.txt`` below it (recursive, sorted by path), id = the relative path
   without ``.txt``, with ``/`` separators;
 * any of these compressed, ``.gz``, ``.bz2`` or ``.xz`` after the suffix (``chat.txt.gz``, id
-  ``chat``; ``notes.jsonl.xz``; a directory's ``*.txt.gz``): read through the decompressor
-  (filetypes.py);
+  ``chat``; a directory's ``*.txt.gz``): read through the decompressor (filetypes.py);
 * a ``.jsonl`` file: one JSON object per line, text in ``text_field``, id in ``id_field``
   (``<file stem>:<line number>`` when the object has none); blank lines are skipped;
 * a ``.parquet`` file or an Arrow file (``.arrow``, ``.feather``, ``.ipc``; IPC file or stream
@@ -16,25 +15,22 @@ Accepted inputs (one argument each; mix them freely):
   ``text``: all of it one document, ``jsonl``: as a .jsonl file).
 
 Decoding. Bytes (text files, .jsonl lines, stdin) are decoded as ``encoding`` (UTF-8; a BOM is
-dropped). A document that is not valid in it is never dropped: it is decoded with ``fallback``
-instead, ``latin-1`` by default (every byte maps to one character, so nothing is lost and the
-original bytes can be recovered), ``cp1252`` (Windows quotes and dashes; bytes it leaves undefined
-fall back to Latin-1), or ``replace`` (undecodable bytes become U+FFFD). Each such document is
-counted, per input, in ``manifest.json``. A text file (or stdin text) that is not text at all
+dropped). A document not valid in it is decoded with ``fallback`` instead: ``latin-1`` by default
+(every byte one character: nothing lost), ``cp1252`` (Windows quotes and dashes; bytes it leaves
+undefined as Latin-1) or ``replace`` (U+FFFD); each is counted, per input, in ``manifest.json``. A text file (or stdin text) that is not text at all
 (a PNG, a PDF, zero bytes: ``filetypes.not_text``) is a row with E349, never decoded or annotated;
 a compressed file that cannot be decompressed is a row with E350.
 
 Bad records never stop a run: a .jsonl line that is not JSON, a text that is not a string or is
 null or not valid Unicode, a file that cannot be read (permissions, a symlink loop) or is not a
-regular file (a FIFO, a socket, a device) each become one document with ``error`` set (a coded
-message naming the file and line), so that every record in gives one row out (records.py). No
+regular file (a FIFO, a socket, a device, a file of /proc) each become one document with ``error``
+set (a coded message naming the file and line), so that every record in gives one row out. No
 more of a file or line is read than a text of ``max_chars`` characters can take: a longer one
 is a row with E333 and a prefix of its text. Only a mistake that would spoil every record is
 refused before work starts (``count_documents``): a missing text column, or a first .jsonl
 record without the text field (name it with ``--text-field``).
 
-Order is part of the output contract: documents come out in argument order, and inside a
-directory by sorted path, so the same command gives the same shards.
+Order is part of the output contract: argument order, and inside a directory sorted paths.
 """
 
 from __future__ import annotations
@@ -303,6 +299,7 @@ class _NotRegular(Exception):
         self.what = what
 
 
+_PROC_DEVICE = os.stat("/proc").st_dev if os.path.isdir("/proc") else None
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
           (stat.S_ISDIR, "a directory"))
@@ -310,13 +307,16 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
 
 def _open_regular(path: Path) -> BinaryIO:
     """``path`` opened for reading if it is a regular file (a link is followed), else
-    _NotRegular: reading a FIFO could wait forever, and a device never end."""
+    _NotRegular: reading a FIFO could wait forever, a device never end, and so could a file of
+    /proc, which stat calls regular (/proc/kmsg waits for the kernel's next message)."""
     _check_regular(os.stat(path).st_mode)  # a socket cannot even be opened
     # Non-blocking: opening a FIFO would otherwise wait for a writer (it may have replaced the
     # file since the check).
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     try:
         _check_regular(os.fstat(fd).st_mode)
+        if os.fstat(fd).st_dev == _PROC_DEVICE:
+            raise _NotRegular("a file of /proc (its reads may wait without end)")
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:

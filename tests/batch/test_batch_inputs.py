@@ -137,6 +137,15 @@ def test_unreadable_files_are_documents_with_their_error(tmp_path):
         read([tmp_path / "loop.jsonl"])
 
 
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="no /proc on this system")
+def test_a_file_of_proc_is_a_row_not_a_read_that_may_wait(tmp_path):
+    # stat calls /proc's files regular, but a read of one may wait without end (/proc/kmsg).
+    (tmp_path / "kernel.txt").symlink_to("/proc/self/status")
+    (doc,), n = read([tmp_path / "kernel.txt"])
+    assert n == 1 and doc.text is None
+    assert doc.error.startswith("[E339]") and "a file of /proc" in doc.error
+
+
 def test_parquet_and_arrow_inputs(tmp_path):
     table = pa.table({"id": ["p1", None, "p3"], "text": ["First one.", "Second.", None]})
     pq.write_table(table, tmp_path / "t.parquet")
