@@ -345,6 +345,12 @@ class Errors(metaclass=_WithCodes):
             "model's forward does not take, the text and Document columns among them.")
     E526 = ("{where}: the Document of its {field!r} text cannot be used: {reason}. Annotate the "
             "text again (Annotator.pipe) and fix what the error names.")
+    E527 = ("{path} lacks the logic parameters {names} (no one module path in its files holds them "
+            "all): it was not saved from a logicalized model. Save the model with save_pretrained "
+            "after logicalize, or logicalize the plain model again.")
+    E528 = ("The batch's {field!r} values are not class ids or numbers ({example!r}, a {type}). Map "
+            "them to ids first (datasets: dataset.class_encode_column({field!r})), or pass "
+            "label_field=None for a batch without labels.")
     E530 = ("{where}: document {id!r} has no parse trees (or trees whose leaves are not its "
             "tokens), and the paper's labels are mapped on the annotation's own trees. Annotate "
             "the texts with `logicparse annotate` (it keeps the trees), or delete the cached shards.")

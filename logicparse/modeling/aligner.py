@@ -24,7 +24,7 @@ from typing import Optional, Sequence, Union
 import numpy as np
 import torch
 
-from ..errors import DataFormatError, Errors
+from ..errors import DataFormatError, Errors, OptionError
 from ..taxonomy import LABELS
 from ..tokens import Document, Relation
 
@@ -197,6 +197,8 @@ class LogicAligner:
                  truncation: Union[bool, str] = True, padding: Union[bool, str] = "longest"):
         if not getattr(tokenizer, "is_fast", False):
             raise DataFormatError(Errors.E510.format(name=type(tokenizer).__name__))
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:  # the model would refuse it later
+            raise OptionError(Errors.E506.format(what="k (label layers)", name=k, opts="1 or more"))
         self.tokenizer, self.k = tokenizer, k
         self.max_length = max_length or min(getattr(tokenizer, "model_max_length", 512), 4096)
         self.truncation, self.padding = truncation, padding

@@ -192,7 +192,16 @@ class LogicDataCollator:
             "labels" if "labels" in rows[0] else None)
         if name is None:
             return None
-        return torch.tensor([row[name] for row in rows])
+        values = [row[name] for row in rows]
+        bad = next((v for v in values if isinstance(v, (str, bytes))), None)
+        try:
+            if bad is not None:
+                raise TypeError
+            return torch.tensor(values)
+        except (TypeError, ValueError, RuntimeError):
+            bad = bad if bad is not None else values[0]
+            raise DataFormatError(Errors.E528.format(field=name, example=str(bad)[:40],
+                                                   type=type(bad).__name__)) from None
 
 
 __all__ = ["LogicDataCollator", "annotate_dataset", "bundled_model_path", "document_feature",

@@ -13,7 +13,6 @@ the logical model from it.
 
 from __future__ import annotations
 
-import functools
 import glob
 import inspect
 import os
@@ -115,37 +114,55 @@ def logic_param_groups(model: nn.Module, lr: float, logic_lr: Optional[float] = 
 def _accept_logic_ids(model: nn.Module, emb: LogicalEmbedding) -> None:
     """Let the instance's forward (and generate) take ``logic_ids``: the labels are handed to the
     embedding for the duration of the call, since the model's own forward cannot pass them down."""
-    forward = model.forward
+    model.forward = _LogicalForward(model, emb, "forward")
+    if hasattr(model, "generate") and getattr(model.config, "is_encoder_decoder", False):
+        model.generate = _LogicalForward(model, emb, "generate")
 
-    @functools.wraps(forward)
-    def logical_forward(*args, logic_ids: Optional[torch.Tensor] = None, **kwargs):
+
+class _LogicalForward:
+    """The model's ``forward`` (or ``generate``) taking ``logic_ids``. An object holding the model
+    and its class's method, not a closure over them, so that ``copy.deepcopy`` of the model (an
+    EMA, a teacher, SWA's AveragedModel) gets one that runs the copy, and the model pickles."""
+
+    def __init__(self, model: nn.Module, emb: LogicalEmbedding, name: str):
+        # The method is looked up on the class at each call, not held: transformers' decorated
+        # methods cannot be pickled by name.
+        self.model, self.emb, self.__name__ = model, emb, name
+
+    @property
+    def method(self):
+        return getattr(type(self.model), self.__name__)
+
+    @property
+    def __doc__(self):  # type: ignore[override]
+        return self.method.__doc__
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return _with_logic_ids(getattr(type(self.model), self.__name__).__get__(self.model))
+
+    def __call__(self, *args, logic_ids: Optional[torch.Tensor] = None, **kwargs):
+        model, emb = self.model, self.emb
+        if self.__name__ == "generate":
+            if logic_ids is None:
+                _runs_without_labels(model, emb)
+            # The encoder runs once, before beams are expanded, with the labels of the inputs.
+            with emb.labels(logic_ids):
+                return self.method(model, *args, **kwargs)
         if logic_ids is None:
             # Inside generate the labels are the embedding's already, and decoding steps that
             # reuse the encoder's outputs run no embedding with labels at all.
             if emb._labels is None and kwargs.get("encoder_outputs") is None:
                 _runs_without_labels(model, emb)
-            return forward(*args, **kwargs)
+            return self.method(model, *args, **kwargs)
         with emb.labels(logic_ids):
-            out = forward(*args, **kwargs)
-            encoder_ran = not (kwargs.get("encoder_outputs") is not None)
-            if not emb.labels_used and encoder_ran:
+            out = self.method(model, *args, **kwargs)
+            if not emb.labels_used and kwargs.get("encoder_outputs") is None:
                 raise ModelingError(Errors.E502)
         return out
 
-    logical_forward.__signature__ = _with_logic_ids(forward)
-    model.forward = logical_forward
-
-    generate = getattr(model, "generate", None)
-    if generate is not None and getattr(model.config, "is_encoder_decoder", False):
-        @functools.wraps(generate)
-        def logical_generate(*args, logic_ids: Optional[torch.Tensor] = None, **kwargs):
-            if logic_ids is None:
-                _runs_without_labels(model, emb)
-            # The encoder runs once, before beams are expanded, with the labels of the inputs.
-            with emb.labels(logic_ids):
-                return generate(*args, **kwargs)
-
-        model.generate = logical_generate
+    def __get__(self, obj, objtype=None):
+        return self  # held by the instance: already bound to its model
 
 
 def _runs_without_labels(model: nn.Module, emb: LogicalEmbedding) -> None:
@@ -193,7 +210,8 @@ def from_pretrained(path: str, auto_class=None, **kwargs) -> nn.Module:
     verbosity = transformers.logging.get_verbosity()
     transformers.logging.set_verbosity_error()
     try:
-        model = auto_class.from_pretrained(path, config=config, **kwargs)
+        # The config is read again there, so that head settings (num_labels=...) apply to it.
+        model = auto_class.from_pretrained(path, **kwargs)
     finally:
         transformers.logging.set_verbosity(verbosity)
     # Checkpoints written before the centered layer existed hold the paper's layer.
@@ -201,29 +219,42 @@ def from_pretrained(path: str, auto_class=None, **kwargs) -> nn.Module:
     logicalize(model, **settings)
     emb = logical_embedding(model)
     prefix = next(n for n, m in model.named_modules() if m is emb) + "."
-    wanted = {key for key in model.state_dict() if key.startswith(prefix)
+    wanted = {key[len(prefix):] for key in model.state_dict() if key.startswith(prefix)
               and key != prefix + "weight"}
+    # Saved under the saved architecture's path to the embedding (``bert.embeddings...`` for a
+    # task head, ``embeddings...`` for the base model), whichever class loads it now.
     state = _read_tensors(path, wanted)
-    missing = wanted - set(state)
-    if missing:
-        raise ModelLoadError(Errors.E524.format(
-            path=path, reason=f"the checkpoint lacks the logic parameters {sorted(missing)}"))
-    model.load_state_dict(state, strict=False)
+    if state is None:
+        raise ModelLoadError(Errors.E527.format(path=path, names=sorted(wanted)))
+    model.load_state_dict({prefix + key: value for key, value in state.items()}, strict=False)
     return model
 
 
-def _read_tensors(path: str, keys: set[str]) -> dict[str, torch.Tensor]:
-    out: dict[str, torch.Tensor] = {}
+def _read_tensors(path: str, names: set[str]) -> Optional[dict[str, torch.Tensor]]:
+    """The tensors ``names`` (relative to the logical embedding) of the one module path in the
+    checkpoint that holds them all, or None."""
     files = sorted(glob.glob(os.path.join(path, "*.safetensors")))
     if files:
         from safetensors import safe_open
 
+        keys = set()
         for f in files:
             with safe_open(f, framework="pt") as st:
-                for key in keys & set(st.keys()):
-                    out[key] = st.get_tensor(key)
-        return out
-    for f in sorted(glob.glob(os.path.join(path, "pytorch_model*.bin"))):
-        state = torch.load(f, map_location="cpu", weights_only=True)
-        out.update({k: v for k, v in state.items() if k in keys})
+                keys |= set(st.keys())
+    else:
+        files = sorted(glob.glob(os.path.join(path, "pytorch_model*.bin")))
+        keys = {k for f in files for k in torch.load(f, map_location="cpu", weights_only=True)}
+    first = min(names, default="")
+    prefixes = {k[:len(k) - len(first)] for k in keys if k.endswith(first)}
+    prefixes = [p for p in prefixes if (p == "" or p.endswith(".")) and all(p + n in keys for n in names)]
+    if not names or len(prefixes) != 1:
+        return None if names else {}
+    wanted, out = {prefixes[0] + n: n for n in names}, {}
+    for f in files:
+        if f.endswith(".safetensors"):
+            with safe_open(f, framework="pt") as st:
+                out.update({wanted[k]: st.get_tensor(k) for k in wanted.keys() & set(st.keys())})
+        else:
+            state = torch.load(f, map_location="cpu", weights_only=True)
+            out.update({wanted[k]: v for k, v in state.items() if k in wanted})
     return out

@@ -45,6 +45,18 @@ def test_labels_come_from_the_named_field_else_labels_else_none(tokenizer):
     assert "labels" not in LogicDataCollator(tokenizer)([row])
 
 
+def test_labels_that_are_not_ids_and_a_k_under_one_are_refused_saying_so(tokenizer):
+    row = {"text": TEXT, "text_doc": DOC.to_dict()}
+    for value in ("entailment", [1, 2]):
+        with pytest.raises(DataFormatError, match=r"\[E528\] The batch's 'label' values are not"):
+            LogicDataCollator(tokenizer)([{**row, "label": value}, {**row, "label": [3]}])
+    with pytest.raises(DataFormatError, match="class_encode_column"):
+        LogicDataCollator(tokenizer)([{**row, "label": "entailment"}])
+    for k in (0, -1, 1.5, True):
+        with pytest.raises(OptionError, match=r"\[E506\] Unknown k \(label layers\)"):
+            LogicDataCollator(tokenizer, k=k)
+
+
 def test_options_reach_the_aligner_and_the_tokenizer(tokenizer):
     collator = LogicDataCollator(tokenizer, k=1, doc_suffix=".d", max_length=3,
                                  truncation="longest_first")
