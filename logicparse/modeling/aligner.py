@@ -32,16 +32,17 @@ DocLike = Union[Document, dict]
 N_LABELS = len(LABELS)
 
 
-def as_document(doc: DocLike) -> Document:
-    if not isinstance(doc, (Document, dict)):
-        raise DataFormatError(Errors.E517.format(
-            call="The aligner", got=f"a {type(doc).__name__}",
-            how="Pass one per text: aligner(docs) or aligner(docs, pair_docs=...)"))
-    return doc if isinstance(doc, Document) else Document.from_dict(doc)
-
-
+# Who refuses what is not a Document (E517), and how it is called instead.
+_ALIGNER = {"call": "The aligner",
+            "how": "Pass one per text: aligner(docs) or aligner(docs, pair_docs=...)"}
 _JOIN = {"call": "join_documents()",
          "how": "Call it as join_documents(doc1, doc2, ...) or join_documents([doc1, doc2, ...])"}
+
+
+def as_document(doc: DocLike, refused_by: dict = _ALIGNER) -> Document:
+    if not isinstance(doc, (Document, dict)):
+        raise DataFormatError(Errors.E517.format(got=f"a {type(doc).__name__}", **refused_by))
+    return doc if isinstance(doc, Document) else Document.from_dict(doc)
 
 
 def document_text(doc: Document) -> str:
@@ -127,10 +128,7 @@ def join_documents(*docs: Union[DocLike, Sequence[DocLike]], sep: str = " ", id:
             pass
     if not docs:
         raise DataFormatError(Errors.E517.format(got="no document", **_JOIN))
-    for d in docs:
-        if not isinstance(d, (Document, dict)):
-            raise DataFormatError(Errors.E517.format(got=f"a {type(d).__name__}", **_JOIN))
-    docs = [as_document(d) for d in docs]
+    docs = [as_document(d, _JOIN) for d in docs]
     out = Document(id=id, text="")
     texts, pos, tok = [], 0, 0
     for i, d in enumerate(docs):

@@ -193,15 +193,17 @@ class LogicDataCollator:
         if name is None:
             return None
         values = [row[name] for row in rows]
-        bad = next((v for v in values if isinstance(v, (str, bytes))), None)
+        # torch would read a string as a sequence of characters; a ragged or mixed column fails.
+        text = next((v for v in values if isinstance(v, (str, bytes))), None)
         try:
-            if bad is not None:
-                raise TypeError
-            return torch.tensor(values)
+            labels = torch.tensor(values) if text is None else None
         except (TypeError, ValueError, RuntimeError):
-            bad = bad if bad is not None else values[0]
+            labels = None
+        if labels is None:
+            bad = values[0] if text is None else text
             raise DataFormatError(Errors.E528.format(field=name, example=str(bad)[:40],
-                                                   type=type(bad).__name__)) from None
+                                                   type=type(bad).__name__))
+        return labels
 
 
 __all__ = ["LogicDataCollator", "annotate_dataset", "bundled_model_path", "document_feature",

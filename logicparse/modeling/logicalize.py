@@ -139,7 +139,7 @@ class _LogicalForward:
 
     @property
     def __signature__(self) -> inspect.Signature:
-        return _with_logic_ids(getattr(type(self.model), self.__name__).__get__(self.model))
+        return _with_logic_ids(self.method.__get__(self.model))
 
     def __call__(self, *args, logic_ids: Optional[torch.Tensor] = None, **kwargs):
         model, emb = self.model, self.emb
@@ -160,9 +160,6 @@ class _LogicalForward:
             if not emb.labels_used and kwargs.get("encoder_outputs") is None:
                 raise ModelingError(Errors.E502)
         return out
-
-    def __get__(self, obj, objtype=None):
-        return self  # held by the instance: already bound to its model
 
 
 def _runs_without_labels(model: nn.Module, emb: LogicalEmbedding) -> None:
@@ -232,29 +229,25 @@ def from_pretrained(path: str, auto_class=None, **kwargs) -> nn.Module:
 
 def _read_tensors(path: str, names: set[str]) -> Optional[dict[str, torch.Tensor]]:
     """The tensors ``names`` (relative to the logical embedding) of the one module path in the
-    checkpoint that holds them all, or None."""
+    checkpoint that holds them all, or None. Each file is opened once."""
     files = sorted(glob.glob(os.path.join(path, "*.safetensors")))
     if files:
         from safetensors import safe_open
 
-        keys = set()
-        for f in files:
-            with safe_open(f, framework="pt") as st:
-                keys |= set(st.keys())
+        handles = [safe_open(f, framework="pt") for f in files]
+        where = {key: h for h in handles for key in h.keys()}
+
+        def get(key: str) -> torch.Tensor:  # only the wanted tensors are read
+            return where[key].get_tensor(key)
     else:
-        files = sorted(glob.glob(os.path.join(path, "pytorch_model*.bin")))
-        keys = {k for f in files for k in torch.load(f, map_location="cpu", weights_only=True)}
+        where = {}
+        for f in sorted(glob.glob(os.path.join(path, "pytorch_model*.bin"))):
+            where.update(torch.load(f, map_location="cpu", weights_only=True))
+        get = where.__getitem__
     first = min(names, default="")
-    prefixes = {k[:len(k) - len(first)] for k in keys if k.endswith(first)}
-    prefixes = [p for p in prefixes if (p == "" or p.endswith(".")) and all(p + n in keys for n in names)]
-    if not names or len(prefixes) != 1:
+    prefixes = [k[:len(k) - len(first)] for k in where if k.endswith(first)]
+    prefixes = {p for p in prefixes if (p == "" or p.endswith(".")) and all(p + n in where for n in names)}
+    if len(prefixes) != 1:
         return None if names else {}
-    wanted, out = {prefixes[0] + n: n for n in names}, {}
-    for f in files:
-        if f.endswith(".safetensors"):
-            with safe_open(f, framework="pt") as st:
-                out.update({wanted[k]: st.get_tensor(k) for k in wanted.keys() & set(st.keys())})
-        else:
-            state = torch.load(f, map_location="cpu", weights_only=True)
-            out.update({wanted[k]: v for k, v in state.items() if k in wanted})
-    return out
+    prefix = prefixes.pop()
+    return {n: get(prefix + n) for n in names}
