@@ -124,17 +124,18 @@ def extends_lists(senses, mapping: str) -> bool:
 
 
 def build_documents(items: Sequence[tuple[str, str, list[Sentence]]],
-                    senses: Optional[SenseModel] = None, mapping: str = DEFAULT_MAPPING
-                    ) -> list[Document]:
+                    senses: Optional[SenseModel] = None, mapping: str = DEFAULT_MAPPING,
+                    arguments=None) -> list[Document]:
     """(id, text, sentences) -> Documents. Sense queries of all items go to the classifier
     together (in chunks of ``DECIDE_CHUNK``), so that ``pipe`` encodes many keywords per encoder
     call. ``mapping``: "default", "paper" (Algorithm 1 exactly; mapping.py) or "learned"
-    (argument_model.py)."""
-    return drain(build_documents_steps(items, senses, mapping))
+    (argument_model.py; ``arguments``: its ArgumentModel, the bundled one by default)."""
+    return drain(build_documents_steps(items, senses, mapping, arguments))
 
 
 def build_documents_steps(items: Sequence[tuple[str, str, list[Sentence]]],
-                          senses: Optional[SenseModel] = None, mapping: str = DEFAULT_MAPPING):
+                          senses: Optional[SenseModel] = None, mapping: str = DEFAULT_MAPPING,
+                          arguments=None):
     """``build_documents`` as steps: one before each chunk of decisions, one before mapping."""
     found: list[tuple[int, int, int, Sentence, Match]] = []  # (item, sentence, offset, ...)
     extended = extends_lists(senses, mapping)
@@ -179,7 +180,7 @@ def build_documents_steps(items: Sequence[tuple[str, str, list[Sentence]]],
     if learned:
         from .argument_model import load_argument_model
 
-        load_argument_model().choose(learned)
+        (arguments or load_argument_model()).choose(learned)
     return [Document(id=doc_id, text=text, tokens=tokens,
                      token_starts=[o for s in sentences for o in s.starts],
                      token_ends=[o for s in sentences for o in s.ends],

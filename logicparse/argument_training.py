@@ -82,6 +82,38 @@ def fit(examples: Sequence[tuple[Context, dict]], seed: int = 0):
     return boosters, codes.codes
 
 
+def cross_validate(docs, folds: int, trees: Optional[Callable] = None, parser=None,
+                   seed: int = 0, progress: Optional[Callable] = None, path="GDTB") -> dict:
+    """``mapping eval``'s figures for ``mapping="learned"`` over ``docs``, each document mapped by
+    a model fitted on the other folds' documents (document ``i`` of the sorted names is in fold
+    ``i % folds``). Each document is parsed once with ``parser`` where ``trees`` is None and a
+    parser is given."""
+    from .argument_model import ArgumentModel
+    from .scorer import evaluate_mapping, gdtb_sentences
+
+    docs = sorted(docs, key=lambda d: d.name)
+    if parser is not None and trees is None:
+        parsed = {d.name: [s.bracketed for s in gdtb_sentences(d, parser)] for d in docs}
+        trees = lambda doc: parsed[doc.name]  # noqa: E731
+    fold_of = {d.name: i % folds for i, d in enumerate(docs)}
+    examples = {d.name: gdtb_examples([d], trees) for d in docs}
+    models = []
+    for k in range(folds):
+        learn = [ex for d in docs if fold_of[d.name] != k for ex in examples[d.name]]
+        if not learn:
+            from .errors import DataFormatError, Errors
+
+            raise DataFormatError(Errors.E543.format(path=path, fold=k + 1, folds=folds))
+        boosters, codes = fit(learn, seed)
+        models.append(ArgumentModel(boosters, codes, {"fold": k}))
+        if progress is not None:
+            progress(k)
+    result = evaluate_mapping(docs, mapping="learned", trees=trees,
+                              arguments=lambda doc: models[fold_of[doc.name]])
+    result["folds"] = folds
+    return result
+
+
 def save(out: Path, boosters: dict, codes: dict, info: dict) -> None:
     """Write ``alpha.txt``, ``beta.txt`` (LightGBM's text format) and ``meta.json`` (their
     digests, the codes)."""

@@ -374,6 +374,8 @@ class Errors(metaclass=_WithCodes):
             "disk has {free} free: free space there, or choose an --out on a writable disk with room.")
     E542 = ("Argument model {path} cannot be used: {reason}. Rebuild it with 'logicparse mapping "
             "train --gdtb DIR --out {path}', or use mapping 'default' (the rules alone).")
+    E543 = ("{path}: fold {fold} of {folds} leaves no relation the annotator maps to learn from "
+            "(its documents hold them all). Give fewer --folds, or a split with more documents.")
     E540 = "Table {path}: {reason}. {fix}."
     E541 = "Table {path}, row {row}, column {column!r}: {reason}. {fix}."
     E531 = ("Results file {path}, line {line}, is damaged ({reason}). It was not changed: mend or "

@@ -118,12 +118,14 @@ def _text(tokens: Sequence[str], idx: set[int]) -> str:
 
 def evaluate_mapping(docs: Iterable[GdtbDocument], parser=None, progress=None,
                      mapping: str = DEFAULT_MAPPING, trees=None, errors: Optional[list] = None,
-                     save_trees=None) -> dict:
+                     save_trees=None, arguments=None) -> dict:
     """Mapping scores over the Explicit relations of ``docs`` (see the module docstring).
 
     ``trees``: None for the gold trees (or ``parser``'s), else a function from a document to its
     bracketed trees. ``errors``: a list that receives one dict per relation not matched exactly.
     ``save_trees``: a directory to write each document's trees to (``DOC.mrg``, one per line).
+    ``arguments``: for ``mapping="learned"``, a function from a document to the ArgumentModel
+    that maps it (the bundled model by default).
     """
     kw = keywords()
     total = _Group()
@@ -139,7 +141,8 @@ def evaluate_mapping(docs: Iterable[GdtbDocument], parser=None, progress=None,
             save_trees.mkdir(parents=True, exist_ok=True)
             (save_trees / f"{doc.name}.mrg").write_text(
                 "".join(s.tree.to_string() + "\n" for s in sentences), encoding="utf-8")
-        mapped = build_documents([(doc.name, doc.text, sentences)], senses=None, mapping=mapping)[0]
+        mapped = build_documents([(doc.name, doc.text, sentences)], senses=None, mapping=mapping,
+                                 arguments=arguments(doc) if arguments is not None else None)[0]
         punct = {i for i, t in enumerate(mapped.tokens) if is_punct(t)}
         by_key = {tuple(sorted(_tokens(r.key))): r for r in mapped.relations}
         for rel in doc.explicit:

@@ -36,6 +36,9 @@ def eval_(
         "a line (sentence, tree, predicted and gold spans, missing and extra tokens)."),
     split: Optional[str] = typer.Option("dev", "--split", help="Split of SPLITS.json to score; "
                                         "'all' for every document."),
+    model: Optional[Path] = typer.Option(
+        None, "--model", help="For --mapping learned: the model directory 'mapping train --out' "
+        "wrote (the bundled model by default)."),
 ) -> None:
     """Compare mapped α with Arg1 and β with Arg2 for every Explicit GDTB relation whose connective
     is a taxonomy keyword (α with Arg2 for unary relations). Token precision/recall/F1 and exact
@@ -51,6 +54,15 @@ def eval_(
     if mapping not in MAPPINGS:
         raise typer.BadParameter(f"{mapping!r} is not one of {', '.join(map(repr, MAPPINGS))}.",
                                  param_hint="'--mapping'")
+    arguments = None
+    if model is not None:
+        from ..argument_model import load_argument_model
+
+        if mapping != "learned":
+            raise typer.BadParameter("a model is used by --mapping learned only.",
+                                     param_hint="'--model'")
+        chosen = load_argument_model(str(model))
+        arguments = lambda doc: chosen  # noqa: E731
     doc_trees = _tree_files(trees)
     docs = read_gdtb(gdtb, None if split == "all" else split)
     p = _parser(trees, parser)
@@ -63,7 +75,7 @@ def eval_(
     misses: Optional[list] = [] if errors is not None else None
     result = evaluate_mapping(docs, parser=p, progress=progress, mapping=mapping,
                               trees=doc_trees, errors=misses,
-                              save_trees=save_trees)
+                              save_trees=save_trees, arguments=arguments)
     if errors is not None:
         errors.parent.mkdir(parents=True, exist_ok=True)
         with errors.open("w", encoding="utf-8") as f:
@@ -77,25 +89,48 @@ def eval_(
 @mapping_app.command("train")
 def train(
     gdtb: Path = typer.Option(..., "--gdtb", help="GDTB directory (raw/, gold/, const/, SPLITS.json)."),
-    out: Path = typer.Option(..., "--out", help="Directory to write the model to (alpha.txt, "
-                             "beta.txt, meta.json); logicparse/models/arguments is the bundled one."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", help="Directory to write the model to (alpha.txt, beta.txt, meta.json); "
+        "logicparse/models/arguments is the bundled one; 'mapping eval --model DIR' scores "
+        "another."),
     trees: str = typer.Option("gold", "--trees", help="Trees to learn from: 'gold' (DIR/const/), "
                               "'parser' (parse the same tokens), or a directory of DOC.mrg files "
                               "as 'mapping eval --save-trees' writes. The bundled model learnt "
                               "from the bundled parser's trees."),
-    split: str = typer.Option("train", "--split", help="Split of SPLITS.json to learn from."),
+    split: str = typer.Option("train", "--split", help="Split of SPLITS.json to learn from; "
+                              "'all' for every document."),
     seed: int = typer.Option(0, "--seed", help="Seed of the classifiers (same data and seed, "
                              "same model)."),
+    folds: Optional[int] = typer.Option(
+        None, "--folds", min=2, help="Also score the choice by K-fold cross-validation over the "
+        "split's documents (each mapped by a model fitted on the other folds): the figures of "
+        "'mapping eval', under \"folds\" in the JSON line."),
 ) -> None:
     """Fit the learned α/β choice (--mapping learned) on GDTB's annotated arguments: one
-    classifier per role scores the candidate spans of each relation the rules map. Prints the
-    number of relations on stderr, then one JSON object as the last stdout line."""
-    from ..argument_training import fit, gdtb_examples, save
+    classifier per role scores the candidate spans of each relation the rules map. Give --out to
+    write the model, --folds K to score it on the split by cross-validation, or both. Prints
+    progress on stderr, then one JSON object as the last stdout line."""
+    from ..argument_training import cross_validate, fit, gdtb_examples, save
     from ..gdtb import read_gdtb
 
+    if out is None and folds is None:
+        raise typer.BadParameter("give --out DIR to write the model, --folds K to score it by "
+                                 "cross-validation, or both.", param_hint="'--out'")
     trees_of = _tree_files(trees)
-    docs = read_gdtb(gdtb, split)
-    examples = gdtb_examples(docs, trees_of, _parser(trees, "default"))
+    docs = read_gdtb(gdtb, None if split == "all" else split)
+    parser = _parser(trees, "default")
+    report: dict = {}
+    if folds is not None:
+        if folds > len(docs):
+            raise typer.BadParameter(f"{folds} folds of {len(docs)} documents: give at most "
+                                     f"{len(docs)}.", param_hint="'--folds'")
+        report["folds"] = cross_validate(
+            docs, folds, trees_of, parser, seed,
+            lambda k: print(f"fold {k + 1}/{folds} fitted", file=sys.stderr, flush=True), gdtb)
+        if out is None:
+            print(json.dumps(report))
+            return
+    examples = gdtb_examples(docs, trees_of, parser)
     if not examples:
         from ..errors import DataFormatError, Errors
 
@@ -106,7 +141,8 @@ def train(
     save(out, estimators, codes, {"split": split, "trees": "directory" if trees_of else trees,
                                   "seed": seed, "relations": len(examples)})
     meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
-    print(json.dumps({"out": str(out), "relations": len(examples), "files": meta["files"]}))
+    print(json.dumps({"out": str(out), "relations": len(examples), "files": meta["files"],
+                      **report}))
 
 
 def _tree_files(trees: str):
