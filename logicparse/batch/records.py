@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import BinaryIO, Iterator, Optional
 
 from ..errors import DataFormatError, Errors
-from . import filetypes
+from . import filetypes, ipc
 
 PREFIX_CHARS = 1000  # of a text too long to annotate, kept in its row
 
@@ -127,8 +127,9 @@ def parquet_file(path: str, source: BinaryIO):
 
 
 def arrow_reader(path: str, source: BinaryIO):
-    """(schema, batches) of an Arrow IPC file or stream (``source``: opened from ``path``, a
-    regular file), mapped into memory, not read."""
+    """(schema, batches, rows) of an Arrow IPC file or stream (``source``: opened from ``path``, a
+    regular file), mapped into memory, not read; E355 where reading a batch would inflate more
+    than TABLE_INFLATE_LIMIT bytes of compressed buffers."""
     import mmap
 
     import pyarrow as pa
@@ -142,13 +143,32 @@ def arrow_reader(path: str, source: BinaryIO):
                             else b"")  # mmap refuses an empty file
     try:
         reader = pa.ipc.open_file(data)
-        return reader.schema, (reader.get_batch(i) for i in range(reader.num_record_batches))
+        batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
     except pa.ArrowInvalid:
         try:
             reader = pa.ipc.open_stream(data)
         except pa.ArrowInvalid as e:
             raise DataFormatError(Errors.E309.format(path=path, reason=e)) from None
-        return reader.schema, iter(reader)
+        batches = iter(reader)
+    rows = _survey(path, data, isinstance(reader, pa.ipc.RecordBatchFileReader))
+    return reader.schema, batches, rows
+
+
+def _survey(path: str, data, is_file: bool) -> int:
+    """The rows of an IPC input, its batches' inflated sizes checked first (ipc.py)."""
+    import struct
+
+    import pyarrow as pa
+
+    try:
+        rows, most = ipc.survey(data, is_file)
+    except (ValueError, struct.error, pa.ArrowInvalid) as e:
+        raise DataFormatError(Errors.E309.format(path=path, reason=f"a batch's metadata: {e}")
+                              ) from None
+    if most > filetypes.TABLE_INFLATE_LIMIT:
+        raise DataFormatError(Errors.E355.format(path=path, n=most,
+                                                 limit=filetypes.TABLE_INFLATE_LIMIT))
+    return rows
 
 
 def table_schema(kind: str, path: str, opts, source: BinaryIO) -> int:
@@ -157,14 +177,11 @@ def table_schema(kind: str, path: str, opts, source: BinaryIO) -> int:
         pf = parquet_file(path, source)
         names, rows = pf.schema_arrow.names, pf.metadata.num_rows
     else:
-        schema, batches = arrow_reader(path, source)
+        schema, _, rows = arrow_reader(path, source)
         names = schema.names
-        rows = None
     if opts.text_field not in names:
         raise DataFormatError(Errors.E308.format(path=path, field=opts.text_field,
                                                  cols=", ".join(names)))
-    if rows is None:
-        rows = sum(b.num_rows for b in batches)
     return rows
 
 
@@ -181,7 +198,7 @@ def table_docs(kind: str, path: str, opts, decode, source: BinaryIO) -> Iterator
         cols = [c for c in (opts.id_field, opts.text_field) if c in names]
         batches = pf.iter_batches(batch_size=ROWS_AT_ONCE, columns=cols)
     else:
-        schema, batches = arrow_reader(path, source)
+        schema, batches, _ = arrow_reader(path, source)
         names = schema.names
     if opts.text_field not in names:
         raise DataFormatError(Errors.E308.format(path=path, field=opts.text_field,

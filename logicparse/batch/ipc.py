@@ -1,0 +1,128 @@
+"""What reading an Arrow IPC input's record batches would allocate, known before any is read.
+
+An IPC file or stream may compress its buffers (LZ4 or Zstandard, one frame per buffer): reading a
+batch inflates all of them, and 11 kB of Zstandard held a batch of 300 MB, so a small file could
+exhaust a worker's memory. Each compressed buffer opens with its inflated length (8 bytes,
+little-endian; -1 for a buffer stored as it is), and the message that holds a batch lists its
+buffers, so the sum is read from the message's metadata and those 8-byte prefixes, without
+inflating anything. The metadata are FlatBuffers tables (Arrow's ``Message.fbs``: Message, its
+RecordBatch or DictionaryBatch header, the Buffer structs; ``File.fbs``: the Footer's Blocks),
+read with the ``flatbuffers`` runtime; the field numbers below are those of the format's schema.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import flatbuffers.encode as encode
+import flatbuffers.number_types as types
+from flatbuffers.table import Table
+
+# Field numbers of Arrow's FlatBuffers schema (Message.fbs, File.fbs).
+_MESSAGE_HEADER = 2
+_DICTIONARY_DATA = 1
+_BATCH_LENGTH, _BATCH_BUFFERS, _BATCH_COMPRESSION = 0, 2, 3
+_FOOTER_DICTIONARIES, _FOOTER_BATCHES = 2, 3
+_BUFFER_BYTES, _BLOCK_BYTES = 16, 24  # struct Buffer {offset, length}; Block {offset, int, length}
+_FILE_MAGIC = b"ARROW1"
+
+
+def _field(table: Table, number: int) -> int:
+    """The offset of a field in ``table`` (0 where absent): vtable slot 4 + 2 · number."""
+    return table.Offset(4 + 2 * number)
+
+
+def _child(table: Table, number: int) -> Table | None:
+    o = _field(table, number)
+    return Table(table.Bytes, table.Indirect(table.Pos + o)) if o else None
+
+
+def _root(buf: bytes) -> Table:
+    return Table(buf, encode.Get(types.UOffsetTFlags.packer_type, buf, 0))
+
+
+def _int64(buf, at: int) -> int:
+    return encode.Get(types.Int64Flags.packer_type, buf, at)
+
+
+def _header(message) -> tuple[bytes, Table]:
+    """The metadata of a record or dictionary batch message and its RecordBatch table."""
+    meta = message.metadata.to_pybytes()
+    header = _child(_root(meta), _MESSAGE_HEADER)
+    if header is not None and message.type == "dictionary batch":
+        header = _child(header, _DICTIONARY_DATA)
+    if header is None:
+        raise ValueError("a batch message without its header")
+    return meta, header
+
+
+def inflated_bytes(message) -> int:
+    """The bytes that reading a record or dictionary batch message (``pyarrow.ipc.Message``)
+    inflates: 0 where its buffers are stored as they are (read in place), else the sum of their
+    inflated lengths. Raises ValueError for metadata that do not describe its body."""
+    meta, header = _header(message)
+    body = message.body
+    o = _field(header, _BATCH_BUFFERS)
+    if not _field(header, _BATCH_COMPRESSION) or not o:
+        return 0
+    start, total = header.Vector(o), 0
+    for i in range(header.VectorLen(o)):
+        at = start + i * _BUFFER_BYTES
+        offset, length = _int64(meta, at), _int64(meta, at + 8)
+        if length < 8:
+            continue  # an empty buffer
+        if offset < 0 or offset + 8 > body.size:
+            raise ValueError(f"buffer {i} lies outside the message body")
+        inflated = int.from_bytes(body.slice(offset, 8).to_pybytes(), "little", signed=True)
+        total += length - 8 if inflated == -1 else inflated
+    return total
+
+
+def _rows(message) -> int:
+    """The rows of a record batch message, from its metadata."""
+    meta, header = _header(message)
+    o = _field(header, _BATCH_LENGTH)
+    return _int64(meta, header.Pos + o) if o else 0
+
+
+def _file_messages(data) -> Iterator:
+    """The dictionary and record batch messages an IPC file's footer points to."""
+    import pyarrow as pa
+
+    size = data.size
+    tail = data.slice(size - 10, 10).to_pybytes() if size >= 10 else b""
+    if tail[4:] != _FILE_MAGIC:
+        raise ValueError("no Arrow file footer")
+    length = int.from_bytes(tail[:4], "little", signed=True)
+    if not 0 < length <= size - 10:
+        raise ValueError("a footer length outside the file")
+    footer = data.slice(size - 10 - length, length).to_pybytes()
+    root = _root(footer)
+    for number in (_FOOTER_DICTIONARIES, _FOOTER_BATCHES):
+        o = _field(root, number)
+        if not o:
+            continue
+        start = root.Vector(o)
+        for i in range(root.VectorLen(o)):
+            at = start + i * _BLOCK_BYTES
+            offset = _int64(footer, at)
+            n = encode.Get(types.Int32Flags.packer_type, footer, at + 8) + _int64(footer, at + 16)
+            if offset < 0 or n < 0 or offset + n > size:
+                raise ValueError(f"block {i} lies outside the file")
+            yield pa.ipc.read_message(data.slice(offset, n))
+
+
+def survey(data, is_file: bool) -> tuple[int, int]:
+    """(rows, the most bytes reading one batch inflates) of the IPC file or stream ``data`` (a
+    ``pyarrow.Buffer``), dictionaries included, read from the messages' metadata. Raises
+    ValueError, struct.error or pyarrow.ArrowInvalid for messages that are not what they say."""
+    import pyarrow as pa
+
+    messages = (_file_messages(data) if is_file
+                else pa.ipc.MessageReader.open_stream(pa.BufferReader(data)))
+    rows = most = 0
+    for message in messages:
+        if message.type in ("record batch", "dictionary batch"):
+            most = max(most, inflated_bytes(message))
+            rows += _rows(message) if message.type == "record batch" else 0
+    return rows, most
