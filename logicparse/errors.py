@@ -354,6 +354,8 @@ class Errors(metaclass=_WithCodes):
     E528 = ("The batch's {field!r} values are not class ids or numbers ({example!r}, a {type}). Map "
             "them to ids first (datasets: dataset.class_encode_column({field!r})), or pass "
             "label_field=None for a batch without labels.")
+    E529 = ("Row {row} of the batch has no {field!r} field ({what}; its fields: {keys}). Name the "
+            "label's field with label_field=, or pass label_field=None for a batch without labels.")
     E530 = ("{where}: document {id!r} has no parse trees (or trees whose leaves are not its "
             "tokens), and the paper's labels are mapped on the annotation's own trees. Annotate "
             "the texts with `logicparse annotate` (it keeps the trees), or delete the cached shards.")

@@ -110,8 +110,9 @@ class LogicDataCollator:
     ``text_fields``: one field (a single text) or two (a pair, such as premise and hypothesis,
     read as the tokenizer's two segments). Each text's Document is the row's
     ``<field><doc_suffix>`` (a Document, its dict, or its JSON), or else ``documents[text]``.
-    ``label_field``: the label (``"label"``, or ``"labels"`` when the row has that; none: no
-    labels). ``k``, ``max_length``, ``truncation`` and further tokenizer arguments
+    ``label_field``: the label (``"label"``, or ``"labels"`` when the row has that; rows with
+    neither have no labels; None: never labels). Another name that the first row lacks, or a row
+    without the field the first row has, is E529. ``k``, ``max_length``, ``truncation`` and further tokenizer arguments
     (``pad_to_multiple_of=8``) go to :class:`LogicAligner`.
 
     With ``transformers.Trainer``, pass ``TrainingArguments(remove_unused_columns=False)``: the
@@ -191,7 +192,15 @@ class LogicDataCollator:
         name = self.label_field if self.label_field in rows[0] else (
             "labels" if "labels" in rows[0] else None)
         if name is None:
-            return None
+            if self.label_field == "label":  # the default: rows without labels (inference)
+                return None
+            raise DataFormatError(Errors.E529.format(
+                row=0, field=self.label_field, what="label_field names it",
+                keys=", ".join(map(repr, rows[0]))))
+        missing = next((i for i, row in enumerate(rows) if name not in row), None)
+        if missing is not None:
+            raise DataFormatError(Errors.E529.format(
+                row=missing, field=name, what="row 0 has it", keys=", ".join(map(repr, rows[missing]))))
         values = [row[name] for row in rows]
         # torch would read a string as a sequence of characters; a ragged or mixed column fails.
         text = next((v for v in values if isinstance(v, (str, bytes))), None)

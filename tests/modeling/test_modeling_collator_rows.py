@@ -45,6 +45,21 @@ def test_labels_come_from_the_named_field_else_labels_else_none(tokenizer):
     assert "labels" not in LogicDataCollator(tokenizer)([row])
 
 
+def test_a_named_label_field_missing_or_a_row_without_the_label_is_refused(tokenizer):
+    """A misspelt label_field would otherwise give batches without labels: Trainer then stops on
+    a model that "did not return a loss", naming neither the field nor the fix."""
+    row = {"text": TEXT, "text_doc": DOC.to_dict()}
+    with pytest.raises(DataFormatError) as e:
+        LogicDataCollator(tokenizer, label_field="lable")([{**row, "label": 1}])
+    assert e.value.code == "E529" and "Row 0 of the batch has no 'lable' field" in str(e.value)
+    assert "'text', 'text_doc', 'label'" in str(e.value) and "label_field=None" in str(e.value)
+    with pytest.raises(DataFormatError) as e:
+        LogicDataCollator(tokenizer)([{**row, "label": 1}, {**row, "label": 0}, row])
+    assert e.value.code == "E529" and "Row 2 of the batch has no 'label' field (row 0 has it" in \
+        str(e.value)
+    assert "labels" not in LogicDataCollator(tokenizer, label_field=None)([{**row, "y": 1}])
+
+
 def test_labels_that_are_not_ids_and_a_k_under_one_are_refused_saying_so(tokenizer):
     row = {"text": TEXT, "text_doc": DOC.to_dict()}
     for value in ("entailment", [1, 2]):
