@@ -45,6 +45,12 @@ def _number(digits: str):
     return int(digits) if len(digits) <= 4000 else Decimal(digits)
 
 
+def _json(line):
+    """A JSON record, its numbers exact: a fraction or exponent is a decimal, so that ids 1e400
+    and 2e400 stay apart (as floats both are inf) and 1.10 stays 1.10."""
+    return json.loads(line, parse_int=_number, parse_float=Decimal)
+
+
 def line_limit(max_chars: int) -> int:
     """Most bytes of a .jsonl line: a text of ``max_chars`` characters, each escaped (up to 12
     bytes for a surrogate pair), and 1 MiB for the other fields."""
@@ -80,7 +86,7 @@ def jsonl_docs(stream: BinaryIO, stem: str, where: str, opts, decode) -> Iterato
             continue
         line, fell_back = decode(raw, opts)
         try:
-            obj = json.loads(line, parse_int=_number)
+            obj = _json(line)
         except (json.JSONDecodeError, RecursionError) as e:
             reason = e.msg if isinstance(e, json.JSONDecodeError) else "nested too deeply"
             yield InputDoc(default_id, None, fell_back,
@@ -106,7 +112,7 @@ def check_first_record(stream: BinaryIO, path: str, opts, decode) -> int:
         n += 1
         if n == 1 and raw is not None:
             try:
-                obj = json.loads(decode(raw, opts)[0], parse_int=_number)
+                obj = _json(decode(raw, opts)[0])
             except (json.JSONDecodeError, RecursionError):
                 continue  # one bad line: its own row says so
             if isinstance(obj, dict) and opts.text_field not in obj:
@@ -308,6 +314,8 @@ def checked_doc(doc_id: str, text, fell_back: bool, where: str, opts,
     if text is _MISSING:
         what = "missing (fields: " + escape_id(", ".join(sorted(record or {}))) + ")"
     else:
-        what = "null" if text is None else f"of type {type(text).__name__}"
+        # JSON numbers with a fraction are read as decimals (_json): named as JSON readers know them
+        kind = "float" if isinstance(text, Decimal) else type(text).__name__
+        what = "null" if text is None else f"of type {kind}"
     return InputDoc(doc_id, None, fell_back,
                     Errors.E335.format(where=where, field=opts.text_field, what=what))

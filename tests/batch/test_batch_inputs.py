@@ -108,6 +108,15 @@ def test_an_id_over_the_limit_is_a_row_with_a_short_id_and_its_error(tmp_path):
     assert docs[2].error is None and docs[2].id == "x" * MAX_ID_CHARS
 
 
+def test_json_numbers_as_ids_keep_their_digits(tmp_path):
+    """As floats, 1e400 and 2e400 would both be the id 'inf', and 1.10 would be '1.1'."""
+    (tmp_path / "n.jsonl").write_text('{"id": 1e400, "text": "A."}\n{"id": 2e400, "text": "B."}\n'
+                                      '{"id": 1.10, "text": "C."}\n{"id": 7, "text": 1.5}\n')
+    docs, n = read([tmp_path / "n.jsonl"])
+    assert [d.id for d in docs] == ["1E+400", "2E+400", "1.10", "7"] and n == 4
+    assert "the text field 'text' is of type float, not a string" in docs[3].error
+
+
 def test_table_text_that_is_not_a_string_is_a_row_with_its_error(tmp_path):
     pq.write_table(pa.table({"text": [1, 2, None]}), tmp_path / "ints.parquet")
     docs, n = read([tmp_path / "ints.parquet"])
