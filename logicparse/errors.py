@@ -195,9 +195,8 @@ class Errors(metaclass=_WithCodes):
     E348 = ("{path} holds more than {n:,} folders: too many to search for shard directories (a link "
             "to / or a home folder?). Point --shards at a shard directory or the folder holding them.")
     E349 = ("{where} is not text: {what}. It is kept as a row with this error, not annotated; {fix}.")
-    E355 = ("{path}: one of its record batches would inflate to {n:,} bytes of compressed buffers "
-            "once read, over the {limit:,} a batch may take in memory. Write it again in smaller "
-            "batches (pyarrow: write_table(table, max_chunksize=...)) or without compression.")
+    E355 = ("{path}: {what} would inflate to {n:,} bytes once read, over the {limit:,} one may "
+            "take in memory. Write it again in {fix}.")
     E350 = ("{where} cannot be read as {fmt}-compressed data ({reason}). The rest of it is kept as "
             "a row with this error; {fix}.")
     E330 = ("Annotator.pipe got fewer ids than texts: text {index} has no id ({n} ids). Pass one id "

@@ -121,15 +121,29 @@ def check_first_record(stream: BinaryIO, path: str, opts, decode) -> int:
     return n
 
 
-def parquet_file(path: str, source: BinaryIO):
-    """The Parquet file ``source`` (opened from ``path``, a regular file: inputs._open_regular)."""
+def parquet_file(path: str, source: BinaryIO, opts):
+    """The Parquet file ``source`` (opened from ``path``, a regular file: inputs._open_regular),
+    and the columns of ``opts`` it has. E355 where a row group of those columns would inflate past
+    TABLE_INFLATE_LIMIT bytes: its pages are read whole (14 kB of Zstandard held a column chunk of
+    300 MB), and their sizes are read from the file's metadata, as it declares them."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        return pq.ParquetFile(source)
+        pf = pq.ParquetFile(source)
     except (pa.ArrowInvalid, OSError) as e:
         raise DataFormatError(Errors.E338.format(path=path, reason=e)) from None
+    cols = [c for c in (opts.id_field, opts.text_field) if c in pf.schema_arrow.names]
+    meta = pf.metadata
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        n = sum(group.column(j).total_uncompressed_size for j in range(group.num_columns)
+                if group.column(j).path_in_schema.split(".")[0] in cols)
+        if n > filetypes.TABLE_INFLATE_LIMIT:
+            raise DataFormatError(Errors.E355.format(
+                path=path, what=f"row group {g + 1}", n=n, limit=filetypes.TABLE_INFLATE_LIMIT,
+                fix="smaller row groups (pyarrow: write_table(table, row_group_size=...))"))
+    return pf, cols
 
 
 def arrow_reader(path: str, source: BinaryIO):
@@ -172,15 +186,17 @@ def _survey(path: str, data, is_file: bool) -> int:
         raise DataFormatError(Errors.E309.format(path=path, reason=f"a batch's metadata: {e}")
                               ) from None
     if most > filetypes.TABLE_INFLATE_LIMIT:
-        raise DataFormatError(Errors.E355.format(path=path, n=most,
-                                                 limit=filetypes.TABLE_INFLATE_LIMIT))
+        raise DataFormatError(Errors.E355.format(
+            path=path, what="one of its record batches", n=most,
+            limit=filetypes.TABLE_INFLATE_LIMIT,
+            fix="smaller batches (pyarrow: write_table(table, max_chunksize=...)) or without compression"))
     return rows
 
 
 def table_schema(kind: str, path: str, opts, source: BinaryIO) -> int:
     """Checks a Parquet or Arrow input's columns (E308) and returns its number of rows."""
     if kind == "parquet":
-        pf = parquet_file(path, source)
+        pf, _ = parquet_file(path, source, opts)
         names, rows = pf.schema_arrow.names, pf.metadata.num_rows
     else:
         schema, _, rows = arrow_reader(path, source)
@@ -199,9 +215,8 @@ ROWS_AT_ONCE = 16
 
 def table_docs(kind: str, path: str, opts, decode, source: BinaryIO) -> Iterator:
     if kind == "parquet":
-        pf = parquet_file(path, source)
+        pf, cols = parquet_file(path, source, opts)
         names = pf.schema_arrow.names
-        cols = [c for c in (opts.id_field, opts.text_field) if c in names]
         batches = pf.iter_batches(batch_size=ROWS_AT_ONCE, columns=cols)
     else:
         schema, batches, _ = arrow_reader(path, source)

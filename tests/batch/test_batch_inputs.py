@@ -8,6 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from logicparse.batch import filetypes
 from logicparse.batch.inputs import (ReadOptions, count_documents, decode, read_documents,
                                      resolve_inputs)
 from logicparse.errors import DataFormatError
@@ -354,3 +355,25 @@ def test_a_directorys_text_files_are_read_whatever_the_case_of_their_suffix(tmp_
     assert sorted(rows) == ["B", "a", "c"]
     for row in rows.values():
         assert row["error"] is None and row["tokens"][:3] == ["It", "rains", "in"]
+
+
+def test_a_parquet_row_group_inflating_past_the_limit_is_refused_before_any_work(tmp_path,
+                                                                                monkeypatch):
+    """Its pages are read whole: 14 kB held a column chunk of 300 MB. Only the columns read
+    count: a big column beside them is never inflated."""
+    bomb = pa.table({"id": ["x"] * 20, "text": ["a" * 100_000] * 20})
+    pq.write_table(bomb, tmp_path / "bomb.parquet", compression="zstd", use_dictionary=False,
+                   row_group_size=10)
+    pq.write_table(pa.table({"text": ["Fine."] * 20, "blob": ["b" * 100_000] * 20}),
+                   tmp_path / "aside.parquet", compression="zstd", use_dictionary=False)
+    assert (tmp_path / "bomb.parquet").stat().st_size < 10_000
+    monkeypatch.setattr(filetypes, "TABLE_INFLATE_LIMIT", 500_000)
+    with pytest.raises(DataFormatError) as e:
+        read([tmp_path / "bomb.parquet"])
+    meta = pq.ParquetFile(tmp_path / "bomb.parquet").metadata.row_group(0)
+    declared = sum(meta.column(j).total_uncompressed_size for j in range(2))
+    assert declared > 1_000_000 and e.value.code == "E355"
+    assert f"row group 1 would inflate to {declared:,} bytes" in str(e.value)
+    assert "row_group_size" in str(e.value)
+    docs, n = read([tmp_path / "aside.parquet"])
+    assert n == 20 and docs[0].text == "Fine."

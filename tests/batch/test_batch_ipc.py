@@ -117,3 +117,4 @@ def test_annotate_refuses_an_arrow_bomb_before_the_output_is_touched(tmp_path):
                                  "--senses", "none", "--annotator", "fake_pipeline:flat"])
     assert r.exit_code == 2 and "[E355]" in r.output and "smaller batches" in r.output
     assert not out.exists()
+
