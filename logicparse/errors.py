@@ -331,6 +331,8 @@ class Errors(metaclass=_WithCodes):
             "character offsets would point at the wrong words. Re-annotate (delete the cached shards).")
     E517 = ("{call} takes Documents (or their dicts) and got {got}. {how}; annotate texts first "
             "(Annotator.pipe(texts) gives one Document per text).")
+    E518 = ("{model} is not logicalized: it has no logical layer whose modules could be named. "
+            "Call logicparse.modeling.logicalize(model) first.")
     E520 = "{path}, {where}: {reason}."
     E521 = ("Data file {path} not found. Give it with --{option}, or point --data at a directory "
             "laid out like data/tasks/{task}/ ({files}).")

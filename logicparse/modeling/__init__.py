@@ -7,14 +7,14 @@ from .aligner import (LogicAligner, as_document, check_document, document_text, 
 from .collator import (LogicDataCollator, annotate_dataset, bundled_model_path, document_feature,
                        documents_by_text)
 from .embedding import LogicalEmbedding, expected_new_parameters, fit_depth
-from .logicalize import (NoLabelsWarning, from_pretrained, logic_param_groups, logical_embedding,
-                         logicalize)
+from .logicalize import (NoLabelsWarning, from_pretrained, logic_modules, logic_param_groups,
+                         logical_embedding, logicalize)
 
 __all__ = [
     "LogicAligner", "LogicDataCollator", "LogicalEmbedding", "NoLabelsWarning", "annotate_dataset", "as_document",
     "bundled_model_path", "check_document", "document_feature", "document_text",
     "documents_by_text",
     "expected_new_parameters", "fit_depth", "from_pretrained", "join_documents", "label_matrix",
-    "logic_param_groups",
+    "logic_modules", "logic_param_groups",
     "logical_embedding", "logicalize", "subword_words",
 ]

@@ -111,6 +111,19 @@ def logic_param_groups(model: nn.Module, lr: float, logic_lr: Optional[float] = 
             for (is_new, decays), params in sorted(groups.items())]
 
 
+def logic_modules(model: nn.Module) -> list[str]:
+    """The full names of the logical layer's new modules in ``model`` (its 35 label vectors and its
+    projection), for PEFT: ``LoraConfig(..., modules_to_save=logic_modules(model))`` trains and
+    saves them beside the adapters, where PEFT would otherwise freeze them at their random start
+    and leave them out of the saved adapter. Full names, since PEFT matches a name's end and a
+    bare ``proj`` would also take BART's ``q_proj``, ``k_proj``, … whole."""
+    emb = logical_embedding(model)
+    if emb is None:
+        raise ModelingError(Errors.E518.format(model=type(model).__name__))
+    name = next(n for n, m in model.named_modules() if m is emb)
+    return [f"{name}.logic_vectors", f"{name}.proj"]
+
+
 def _accept_logic_ids(model: nn.Module, emb: LogicalEmbedding) -> None:
     """Let the instance's forward (and generate) take ``logic_ids``: the labels are handed to the
     embedding for the duration of the call, since the model's own forward cannot pass them down."""
