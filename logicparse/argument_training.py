@@ -82,19 +82,24 @@ def fit(examples: Sequence[tuple[Context, dict]], seed: int = 0):
     return boosters, codes.codes
 
 
-def cross_validate(docs, folds: int, trees: Optional[Callable] = None, parser=None,
-                   seed: int = 0, progress: Optional[Callable] = None, path="GDTB") -> dict:
+def parsed_trees(docs, parser) -> Callable:
+    """A function from each of ``docs`` to its bracketed trees, every document parsed once by
+    ``parser`` over GDTB's tokens and sentences."""
+    from .scorer import gdtb_sentences
+
+    parsed = {d.name: [s.bracketed for s in gdtb_sentences(d, parser)] for d in docs}
+    return lambda doc: parsed[doc.name]
+
+
+def cross_validate(docs, folds: int, trees: Optional[Callable] = None, seed: int = 0,
+                   progress: Optional[Callable] = None, path="GDTB") -> dict:
     """``mapping eval``'s figures for ``mapping="learned"`` over ``docs``, each document mapped by
     a model fitted on the other folds' documents (document ``i`` of the sorted names is in fold
-    ``i % folds``). Each document is parsed once with ``parser`` where ``trees`` is None and a
-    parser is given."""
+    ``i % folds``). ``trees``: as for :func:`gdtb_examples` (None: the gold trees)."""
     from .argument_model import ArgumentModel
-    from .scorer import evaluate_mapping, gdtb_sentences
+    from .scorer import evaluate_mapping
 
     docs = sorted(docs, key=lambda d: d.name)
-    if parser is not None and trees is None:
-        parsed = {d.name: [s.bracketed for s in gdtb_sentences(d, parser)] for d in docs}
-        trees = lambda doc: parsed[doc.name]  # noqa: E731
     fold_of = {d.name: i % folds for i, d in enumerate(docs)}
     examples = {d.name: gdtb_examples([d], trees) for d in docs}
     models = []

@@ -46,10 +46,10 @@ def _int64(buf, at: int) -> int:
 
 
 def _header(message) -> tuple[bytes, Table]:
-    """The metadata of a record or dictionary batch message and its RecordBatch table."""
+    """The metadata of a record batch or dictionary message and its RecordBatch table."""
     meta = message.metadata.to_pybytes()
     header = _child(_root(meta), _MESSAGE_HEADER)
-    if header is not None and message.type == "dictionary batch":
+    if header is not None and message.type == "dictionary":
         header = _child(header, _DICTIONARY_DATA)
     if header is None:
         raise ValueError("a batch message without its header")
@@ -57,7 +57,7 @@ def _header(message) -> tuple[bytes, Table]:
 
 
 def inflated_bytes(message) -> int:
-    """The bytes that reading a record or dictionary batch message (``pyarrow.ipc.Message``)
+    """The bytes that reading a record batch or dictionary message (``pyarrow.ipc.Message``)
     inflates: 0 where its buffers are stored as they are (read in place), else the sum of their
     inflated lengths. Raises ValueError for metadata that do not describe its body."""
     meta, header = _header(message)
@@ -74,6 +74,8 @@ def inflated_bytes(message) -> int:
         if offset < 0 or offset + 8 > body.size:
             raise ValueError(f"buffer {i} lies outside the message body")
         inflated = int.from_bytes(body.slice(offset, 8).to_pybytes(), "little", signed=True)
+        if inflated < -1:  # a negative length would cancel others in the sum
+            raise ValueError(f"buffer {i} declares {inflated} bytes")
         total += length - 8 if inflated == -1 else inflated
     return total
 
@@ -113,16 +115,19 @@ def _file_messages(data) -> Iterator:
 
 
 def survey(data, is_file: bool) -> tuple[int, int]:
-    """(rows, the most bytes reading one batch inflates) of the IPC file or stream ``data`` (a
-    ``pyarrow.Buffer``), dictionaries included, read from the messages' metadata. Raises
-    ValueError, struct.error or pyarrow.ArrowInvalid for messages that are not what they say."""
+    """(rows, the most bytes that reading one record batch inflates) of the IPC file or stream
+    ``data`` (a ``pyarrow.Buffer``), read from the messages' metadata. Dictionaries stay in memory
+    beside every batch, so theirs are added to it. Raises ValueError, struct.error or
+    pyarrow.ArrowInvalid for messages that are not what they say."""
     import pyarrow as pa
 
     messages = (_file_messages(data) if is_file
                 else pa.ipc.MessageReader.open_stream(pa.BufferReader(data)))
-    rows = most = 0
+    rows = most = dictionaries = 0
     for message in messages:
-        if message.type in ("record batch", "dictionary batch"):
+        if message.type == "record batch":
             most = max(most, inflated_bytes(message))
-            rows += _rows(message) if message.type == "record batch" else 0
-    return rows, most
+            rows += _rows(message)
+        elif message.type == "dictionary":
+            dictionaries += inflated_bytes(message)
+    return rows, most + dictionaries

@@ -15,7 +15,6 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import BinaryIO, Iterator, Optional
 
 from ..errors import DataFormatError, Errors
@@ -39,16 +38,20 @@ class InputDoc:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _number(digits: str):
-    # Python refuses to convert more than 4,300 digits to an int (a guard against slow
-    # conversions); a decimal reads any length in linear time.
-    return int(digits) if len(digits) <= 4000 else Decimal(digits)
+class _Number(str):
+    """A JSON number kept as it is written, never converted: an id ``1e400`` stays ``1e400`` (as a
+    float both it and ``2e400`` are ``inf``), ``1.10`` stays ``1.10``, ``-0`` stays ``-0``; and
+    5,000 digits or an exponent of 10^20 cost nothing (an int of over 4,300 digits is refused by
+    Python, a decimal of such an exponent by ``decimal``)."""
+
+    @property
+    def kind(self) -> str:
+        return "float" if any(c in self for c in ".eE") else "int"
 
 
 def _json(line):
-    """A JSON record, its numbers exact: a fraction or exponent is a decimal, so that ids 1e400
-    and 2e400 stay apart (as floats both are inf) and 1.10 stays 1.10."""
-    return json.loads(line, parse_int=_number, parse_float=Decimal)
+    """A JSON record, its numbers as written (:class:`_Number`)."""
+    return json.loads(line, parse_int=_Number, parse_float=_Number)
 
 
 def line_limit(max_chars: int) -> int:
@@ -137,8 +140,11 @@ def parquet_file(path: str, source: BinaryIO, opts):
     meta = pf.metadata
     for g in range(meta.num_row_groups):
         group = meta.row_group(g)
-        n = sum(group.column(j).total_uncompressed_size for j in range(group.num_columns)
-                if group.column(j).path_in_schema.split(".")[0] in cols)
+        # A column's leaves: itself, or a struct's fields ("doc.text"; a name may hold dots too).
+        n = sum(column.total_uncompressed_size
+                for column in map(group.column, range(group.num_columns))
+                if any(column.path_in_schema == c or column.path_in_schema.startswith(c + ".")
+                       for c in cols))
         if n > filetypes.TABLE_INFLATE_LIMIT:
             raise DataFormatError(Errors.E355.format(
                 path=path, what=f"row group {g + 1}", n=n, limit=filetypes.TABLE_INFLATE_LIMIT,
@@ -317,7 +323,7 @@ def checked_doc(doc_id: str, text, fell_back: bool, where: str, opts,
         digest = hashlib.sha1(doc_id.encode("utf-8")).hexdigest()[:16]
         return InputDoc(f"{doc_id[:100]}…{digest}", None, fell_back, Errors.E354.format(
             where=where, field=opts.id_field, n=len(doc_id), limit=MAX_ID_CHARS))
-    if isinstance(text, str):
+    if isinstance(text, str) and not isinstance(text, _Number):
         m = _SURROGATE.search(text)
         if m:
             return InputDoc(doc_id, None, fell_back, Errors.E340.format(
@@ -329,8 +335,7 @@ def checked_doc(doc_id: str, text, fell_back: bool, where: str, opts,
     if text is _MISSING:
         what = "missing (fields: " + escape_id(", ".join(sorted(record or {}))) + ")"
     else:
-        # JSON numbers with a fraction are read as decimals (_json): named as JSON readers know them
-        kind = "float" if isinstance(text, Decimal) else type(text).__name__
+        kind = text.kind if isinstance(text, _Number) else type(text).__name__
         what = "null" if text is None else f"of type {kind}"
     return InputDoc(doc_id, None, fell_back,
                     Errors.E335.format(where=where, field=opts.text_field, what=what))

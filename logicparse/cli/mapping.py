@@ -110,7 +110,7 @@ def train(
     classifier per role scores the candidate spans of each relation the rules map. Give --out to
     write the model, --folds K to score it on the split by cross-validation, or both. Prints
     progress on stderr, then one JSON object as the last stdout line."""
-    from ..argument_training import cross_validate, fit, gdtb_examples, save
+    from ..argument_training import cross_validate, fit, gdtb_examples, parsed_trees, save
     from ..gdtb import read_gdtb
 
     if out is None and folds is None:
@@ -119,18 +119,20 @@ def train(
     trees_of = _tree_files(trees)
     docs = read_gdtb(gdtb, None if split == "all" else split)
     parser = _parser(trees, "default")
+    if parser is not None:  # parsed once, for the folds and the model alike
+        trees_of = parsed_trees(docs, parser)
     report: dict = {}
     if folds is not None:
         if folds > len(docs):
             raise typer.BadParameter(f"{folds} folds of {len(docs)} documents: give at most "
                                      f"{len(docs)}.", param_hint="'--folds'")
         report["folds"] = cross_validate(
-            docs, folds, trees_of, parser, seed,
+            docs, folds, trees_of, seed,
             lambda k: print(f"fold {k + 1}/{folds} fitted", file=sys.stderr, flush=True), gdtb)
         if out is None:
             print(json.dumps(report))
             return
-    examples = gdtb_examples(docs, trees_of, parser)
+    examples = gdtb_examples(docs, trees_of)
     if not examples:
         from ..errors import DataFormatError, Errors
 
@@ -138,8 +140,9 @@ def train(
                                                  detail=" (no relation the annotator maps)"))
     print(f"{len(examples)} relations from {len(docs)} documents", file=sys.stderr)
     estimators, codes = fit(examples, seed)
-    save(out, estimators, codes, {"split": split, "trees": "directory" if trees_of else trees,
-                                  "seed": seed, "relations": len(examples)})
+    source = trees if trees in ("gold", "parser") else "directory"
+    save(out, estimators, codes, {"split": split, "trees": source, "seed": seed,
+                                  "relations": len(examples)})
     meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
     print(json.dumps({"out": str(out), "relations": len(examples), "files": meta["files"],
                       **report}))

@@ -110,9 +110,9 @@ class LogicDataCollator:
     ``text_fields``: one field (a single text) or two (a pair, such as premise and hypothesis,
     read as the tokenizer's two segments). Each text's Document is the row's
     ``<field><doc_suffix>`` (a Document, its dict, or its JSON), or else ``documents[text]``.
-    ``label_field``: the label (``"label"``, or ``"labels"`` when the row has that; rows with
-    neither have no labels; None: never labels). Another name that the first row lacks, or a row
-    without the field the first row has, is E529. ``k``, ``max_length``, ``truncation`` and further tokenizer arguments
+    ``label_field``: the label (``"label"``, or ``"labels"`` when the rows have that; rows with
+    neither have no labels; None: never labels). Another name that no row has, or a row without
+    the label other rows have, is E529. ``k``, ``max_length``, ``truncation`` and further tokenizer arguments
     (``pad_to_multiple_of=8``) go to :class:`LogicAligner`.
 
     With ``transformers.Trainer``, pass ``TrainingArguments(remove_unused_columns=False)``: the
@@ -189,8 +189,9 @@ class LogicDataCollator:
     def _labels(self, rows: Sequence[Mapping[str, Any]]) -> Optional[torch.Tensor]:
         if self.label_field is None:
             return None
-        name = self.label_field if self.label_field in rows[0] else (
-            "labels" if "labels" in rows[0] else None)
+        # "labels" stands in for the default "label" only: another name is the user's own word.
+        names = (self.label_field, "labels") if self.label_field == "label" else (self.label_field,)
+        name = next((n for n in names if any(n in row for row in rows)), None)
         if name is None:
             if self.label_field == "label":  # the default: rows without labels (inference)
                 return None
@@ -199,8 +200,10 @@ class LogicDataCollator:
                 keys=", ".join(map(repr, rows[0]))))
         missing = next((i for i, row in enumerate(rows) if name not in row), None)
         if missing is not None:
+            having = next(i for i, row in enumerate(rows) if name in row)
             raise DataFormatError(Errors.E529.format(
-                row=missing, field=name, what="row 0 has it", keys=", ".join(map(repr, rows[missing]))))
+                row=missing, field=name, what=f"row {having} has it",
+                keys=", ".join(map(repr, rows[missing]))))
         values = [row[name] for row in rows]
         # torch would read a string as a sequence of characters; a ragged or mixed column fails.
         text = next((v for v in values if isinstance(v, (str, bytes))), None)

@@ -109,13 +109,24 @@ def test_an_id_over_the_limit_is_a_row_with_a_short_id_and_its_error(tmp_path):
     assert docs[2].error is None and docs[2].id == "x" * MAX_ID_CHARS
 
 
-def test_json_numbers_as_ids_keep_their_digits(tmp_path):
-    """As floats, 1e400 and 2e400 would both be the id 'inf', and 1.10 would be '1.1'."""
-    (tmp_path / "n.jsonl").write_text('{"id": 1e400, "text": "A."}\n{"id": 2e400, "text": "B."}\n'
-                                      '{"id": 1.10, "text": "C."}\n{"id": 7, "text": 1.5}\n')
+def test_json_numbers_as_ids_are_kept_as_written(tmp_path):
+    """As floats, 1e400 and 2e400 would both be the id 'inf' and 1.10 would be '1.1'; as decimals
+    1e0 would be '1' and an exponent of 10^20 would stop the run (decimal refuses it)."""
+    lines = ['{"id": 1e400, "text": "A."}', '{"id": 2e400, "text": "B."}',
+             '{"id": 1.10, "text": "C."}', '{"id": 1e0, "text": "D."}', '{"id": 1, "text": "E."}',
+             '{"id": 1e99999999999999999999, "text": "F."}', '{"id": -0, "text": "G."}',
+             '{"id": 8, "text": 1.5}', '{"id": 9, "text": ' + "9" * 5000 + '}']
+    (tmp_path / "n.jsonl").write_text("\n".join(lines) + "\n")
     docs, n = read([tmp_path / "n.jsonl"])
-    assert [d.id for d in docs] == ["1E+400", "2E+400", "1.10", "7"] and n == 4
-    assert "the text field 'text' is of type float, not a string" in docs[3].error
+    assert [d.id for d in docs] == ["1e400", "2e400", "1.10", "1e0", "1", "1e99999999999999999999",
+                                    "-0", "8", "9"] and n == 9
+    assert all(d.error is None for d in docs[:7]) and docs[5].text == "F."
+    assert "the text field 'text' is of type float, not a string" in docs[7].error
+    assert "the text field 'text' is of type int, not a string" in docs[8].error
+    # The first record is read before the run (its fields checked): a huge exponent there too.
+    (tmp_path / "first.jsonl").write_text('{"text": "Fine.", "n": 1e-99999999999999999999}\n')
+    docs, n = read([tmp_path / "first.jsonl"])
+    assert n == 1 and docs[0].text == "Fine." and docs[0].error is None
 
 
 def test_table_text_that_is_not_a_string_is_a_row_with_its_error(tmp_path):
@@ -377,3 +388,8 @@ def test_a_parquet_row_group_inflating_past_the_limit_is_refused_before_any_work
     assert "row_group_size" in str(e.value)
     docs, n = read([tmp_path / "aside.parquet"])
     assert n == 20 and docs[0].text == "Fine."
+    # A column whose name holds a dot counts as the column it is.
+    pq.write_table(pa.table({"doc.text": ["a" * 100_000] * 20}), tmp_path / "dot.parquet",
+                   compression="zstd", use_dictionary=False)
+    with pytest.raises(DataFormatError, match=r"\[E355\]"):
+        read([tmp_path / "dot.parquet"], text_field="doc.text")

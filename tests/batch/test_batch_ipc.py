@@ -12,6 +12,9 @@ from logicparse.errors import DataFormatError
 
 TEXTS = pa.table({"id": [f"d{i}" for i in range(1000)], "text": ["word " * (i % 50) for i in range(1000)]})
 REPEATED = pa.table({"text": pa.array(["same text"] * 500 + ["other"] * 500).dictionary_encode()})
+# Its dictionary, read once and kept beside every batch, outweighs any batch of indices.
+DICTIONARY = pa.table({"text": pa.array([f"{'a' * 10_000} {i % 100}" for i in range(1000)]
+                                        ).dictionary_encode()})
 
 
 def _ipc(kind, table, compression, chunk=300):
@@ -23,8 +26,8 @@ def _ipc(kind, table, compression, chunk=300):
 
 
 def _read_bytes(data, kind):
-    """The most bytes one batch, or one dictionary (a message of its own), holds once pyarrow has
-    read it."""
+    """The most bytes one batch holds once pyarrow has read it, and its dictionaries' (one per
+    column here, no deltas), which stay beside every batch."""
     reader = pa.ipc.open_file(data) if kind == "file" else pa.ipc.open_stream(data)
     batches = ([reader.get_batch(i) for i in range(reader.num_record_batches)] if kind == "file"
                else list(reader))
@@ -32,14 +35,15 @@ def _read_bytes(data, kind):
     def size(array):
         return sum(b.size for b in array.buffers() if b is not None)
 
-    dictionaries = [size(col.dictionary) for b in batches for col in b.columns
-                    if hasattr(col, "dictionary")]
-    return max([sum(size(col) for col in b.columns) for b in batches] + dictionaries)
+    dictionaries = sum(size(col.dictionary) for col in batches[0].columns
+                       if hasattr(col, "dictionary"))
+    return max(sum(size(col) for col in b.columns) for b in batches) + dictionaries
 
 
 @pytest.mark.parametrize("kind", ["file", "stream"])
 @pytest.mark.parametrize("compression", ["lz4", "zstd"])
-@pytest.mark.parametrize("table", [TEXTS, REPEATED], ids=["texts", "dictionary"])
+@pytest.mark.parametrize("table", [TEXTS, REPEATED, DICTIONARY],
+                         ids=["texts", "small-dictionary", "large-dictionary"])
 def test_the_metadata_tell_the_rows_and_what_a_batch_inflates_to(kind, compression, table):
     data = _ipc(kind, table, compression)
     assert survey(data, kind == "file") == (1000, _read_bytes(data, kind))
@@ -90,6 +94,19 @@ def test_a_declared_length_is_what_counts_and_a_lie_is_refused(tmp_path):
 
     declared = int(re.search(r"inflate to ([\d,]+) bytes", str(e.value))[1].replace(",", ""))
     assert e.value.code == "E355" and 1 << 50 < declared < (1 << 50) + 100_000
+
+
+def test_a_negative_declared_length_is_refused_not_summed(tmp_path):
+    """-50,000,001 beside 50,000,001 would sum to nothing; Arrow would still allocate the one."""
+    import struct
+
+    data = bytearray(_ipc("stream", TEXTS, "zstd").to_pybytes())
+    frame = data.index(b"\x28\xb5\x2f\xfd")
+    data[frame - 8:frame] = struct.pack("<q", -50_000_001)
+    (tmp_path / "negative.arrow").write_bytes(bytes(data))
+    with pytest.raises(DataFormatError) as e:
+        _read(tmp_path / "negative.arrow")
+    assert e.value.code == "E309" and "declares -50000001 bytes" in str(e.value)
 
 
 def test_a_stream_cut_inside_a_batch_is_one_row_with_its_error(tmp_path):

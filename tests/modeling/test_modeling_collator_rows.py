@@ -58,6 +58,12 @@ def test_a_named_label_field_missing_or_a_row_without_the_label_is_refused(token
     assert e.value.code == "E529" and "Row 2 of the batch has no 'label' field (row 0 has it" in \
         str(e.value)
     assert "labels" not in LogicDataCollator(tokenizer, label_field=None)([{**row, "y": 1}])
+    # A misspelt name does not fall back to a "labels" column; a labelled row after an
+    # unlabelled one is as much a missing label as the other way round.
+    with pytest.raises(DataFormatError, match=r"\[E529\] Row 0 .* no 'targte' field"):
+        LogicDataCollator(tokenizer, label_field="targte")([{**row, "labels": 1}])
+    with pytest.raises(DataFormatError, match=r"\[E529\] Row 0 .* no 'label' field \(row 1 has it"):
+        LogicDataCollator(tokenizer)([row, {**row, "label": 1}])
 
 
 def test_labels_that_are_not_ids_and_a_k_under_one_are_refused_saying_so(tokenizer):
