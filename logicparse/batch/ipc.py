@@ -45,6 +45,18 @@ def _int64(buf, at: int) -> int:
     return encode.Get(types.Int64Flags.packer_type, buf, at)
 
 
+def _vector(table: Table, number: int, item: int) -> tuple[int, int]:
+    """(start, length) of a vector of structs of ``item`` bytes; ValueError where it would run
+    past its buffer (a damaged length could otherwise make billions of reads)."""
+    o = _field(table, number)
+    if not o:
+        return 0, 0
+    start, n = table.Vector(o), table.VectorLen(o)
+    if n < 0 or start + n * item > len(table.Bytes):
+        raise ValueError(f"a vector of {n} items runs past its {len(table.Bytes)} bytes")
+    return start, n
+
+
 def _header(message) -> tuple[bytes, Table]:
     """The metadata of a record batch or dictionary message and its RecordBatch table."""
     meta = message.metadata.to_pybytes()
@@ -62,11 +74,11 @@ def inflated_bytes(message) -> int:
     inflated lengths. Raises ValueError for metadata that do not describe its body."""
     meta, header = _header(message)
     body = message.body
-    o = _field(header, _BATCH_BUFFERS)
-    if not _field(header, _BATCH_COMPRESSION) or not o:
+    if not _field(header, _BATCH_COMPRESSION):
         return 0
-    start, total = header.Vector(o), 0
-    for i in range(header.VectorLen(o)):
+    start, n = _vector(header, _BATCH_BUFFERS, _BUFFER_BYTES)
+    total = 0
+    for i in range(n):
         at = start + i * _BUFFER_BYTES
         offset, length = _int64(meta, at), _int64(meta, at + 8)
         if length < 8:
@@ -101,11 +113,8 @@ def _file_messages(data) -> Iterator:
     footer = data.slice(size - 10 - length, length).to_pybytes()
     root = _root(footer)
     for number in (_FOOTER_DICTIONARIES, _FOOTER_BATCHES):
-        o = _field(root, number)
-        if not o:
-            continue
-        start = root.Vector(o)
-        for i in range(root.VectorLen(o)):
+        start, n = _vector(root, number, _BLOCK_BYTES)
+        for i in range(n):
             at = start + i * _BLOCK_BYTES
             offset = _int64(footer, at)
             n = encode.Get(types.Int32Flags.packer_type, footer, at + 8) + _int64(footer, at + 16)

@@ -170,10 +170,12 @@ def arrow_reader(path: str, source: BinaryIO):
     try:
         reader = pa.ipc.open_file(data)
         batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
-    except pa.ArrowInvalid:
+    except (pa.ArrowInvalid, OSError) as e:  # OSError: a footer that fails verification
+        if data.size >= 6 and data.slice(0, 6).to_pybytes() == b"ARROW1":
+            raise DataFormatError(Errors.E309.format(path=path, reason=e)) from None
         try:
             reader = pa.ipc.open_stream(data)
-        except pa.ArrowInvalid as e:
+        except (pa.ArrowInvalid, OSError) as e:
             raise DataFormatError(Errors.E309.format(path=path, reason=e)) from None
         batches = iter(reader)
     rows = _survey(path, data, isinstance(reader, pa.ipc.RecordBatchFileReader))
@@ -193,9 +195,10 @@ def _survey(path: str, data, is_file: bool) -> int:
                               ) from None
     if most > filetypes.TABLE_INFLATE_LIMIT:
         raise DataFormatError(Errors.E355.format(
-            path=path, what="one of its record batches", n=most,
-            limit=filetypes.TABLE_INFLATE_LIMIT,
-            fix="smaller batches (pyarrow: write_table(table, max_chunksize=...)) or without compression"))
+            path=path, what="one of its record batches, with the dictionaries kept beside it,",
+            n=most, limit=filetypes.TABLE_INFLATE_LIMIT,
+            fix="smaller batches (pyarrow: write_table(table, max_chunksize=...)) or without "
+                "compression"))
     return rows
 
 

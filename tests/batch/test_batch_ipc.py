@@ -135,3 +135,24 @@ def test_annotate_refuses_an_arrow_bomb_before_the_output_is_touched(tmp_path):
     assert r.exit_code == 2 and "[E355]" in r.output and "smaller batches" in r.output
     assert not out.exists()
 
+
+
+def test_a_footer_claiming_billions_of_batches_is_refused_at_once(tmp_path):
+    """pyarrow verifies a file's footer when it opens it (E309 with its reason); the survey,
+    which reads the footer itself, refuses a vector longer than its buffer before reading any."""
+    import struct
+
+    from logicparse.batch import ipc
+
+    data = bytearray(_ipc("file", TEXTS, "zstd").to_pybytes())
+    length = int.from_bytes(data[-10:-6], "little")
+    start = len(data) - 10 - length
+    root = ipc._root(bytes(data[start:start + length]))
+    at = start + root.Vector(ipc._field(root, ipc._FOOTER_BATCHES)) - 4  # the vector's length
+    data[at:at + 4] = struct.pack("<I", 2**31 - 1)
+    with pytest.raises(ValueError, match="a vector of 2147483647 items runs past"):
+        survey(pa.py_buffer(bytes(data)), True)
+    (tmp_path / "many.arrow").write_bytes(bytes(data))
+    with pytest.raises(DataFormatError) as e:
+        _read(tmp_path / "many.arrow")
+    assert e.value.code == "E309" and "Footer failed" in str(e.value)
