@@ -39,7 +39,7 @@ does what a hostile or careless user would, and checks what the service or the r
 17. `"if " * 299 + "."`: at most 16 labels a token; 15 of them over the answer bound: 413 E426;
 18. a forged Host: a relative redirect; HEAD / and /healthz 200; a 422 in the client's terms.
 19-23. code-running checkpoints, escapes in ids and text, inputs changed mid-run, bad training
-    files, Documents: robustness_received.py; 24-31. hostile files and runs: robustness_hostile.py.
+    files, Documents: robustness_received.py; 24-32. hostile files and runs: robustness_hostile.py.
 
 Cases 1, 8 and 16 are timings: run them under the machine lock. Every run a case starts is bounded
 (a time limit, and for batch runs an RSS cap of 2 GB on the main process), so that each case

@@ -1,4 +1,4 @@
-"""Cases 24-31 of benchmarks/robustness/robustness.py: hostile files and runs. Every command a
+"""Cases 24-32 of benchmarks/robustness/robustness.py: hostile files and runs. Every command a
 case starts is bounded in time and in its main process's RSS (robustness_hostile_runs.bounded),
 and killed with its descendants past either bound.
 
@@ -22,7 +22,10 @@ and killed with its descendants past either bound.
     --task dialogsum` with the bundled encoder-only model: E520 (file, what was expected), no
     traceback, nothing annotated;
 31. spaCy `nlp.pipe(texts, n_process=2)` with the default senses: two workers, done within 180 s
-    (the script and its workers are killed past it), the same Docs as one process.
+    (the script and its workers are killed past it), the same Docs as one process;
+32. compressed tables: an Arrow IPC file (Zstandard buffers) and a Parquet file (Zstandard, one row
+    group), each of 2,200 texts of 1 MB in well under 1 MB: `annotate` exits 2 with E355 within
+    60 s, its main process under 1 GiB, `--out` not created.
 """
 
 from __future__ import annotations
@@ -234,6 +237,27 @@ def _lost_mid_run(tmp: Path) -> None:
           f"{told(r)}; failed {m.get('failed')}, rewritten {redone}")
 
 
+# --- 32 ---------------------------------------------------------------------------------------
+
+def case_compressed_tables(tmp: Path) -> None:
+    print("32. Arrow and Parquet files whose compressed columns inflate past 2 GiB", flush=True)
+    import pyarrow.parquet as pq
+
+    table = pa.table({"text": pa.array(["a" * 1_000_000] * 2200, type=pa.large_string())})
+    arrow, parquet = tmp / "bomb32.arrow", tmp / "bomb32.parquet"
+    with pa.OSFile(str(arrow), "wb") as sink, pa.ipc.new_file(
+            sink, table.schema, options=pa.ipc.IpcWriteOptions(compression="zstd")) as w:
+        w.write_table(table)
+    pq.write_table(table, parquet, compression="zstd", use_dictionary=False, row_group_size=2200)
+    del table
+    for path in (arrow, parquet):
+        out = tmp / f"out32-{path.suffix[1:]}"
+        r = bounded("annotate", path, "--out", out, "--senses", "none", "--quiet", cwd=tmp,
+                    timeout=60, cap_mb=1024)
+        check(32, f"{path.suffix[1:]} of {path.stat().st_size:,} bytes, 2.2 GB of text: E355, "
+              "under 1 GiB, no --out", coded(r, "E355") and not out.exists(), told(r))
+
+
 CASES = {25: case_foreign_shards, 26: case_terminal_fields, 28: case_foreign_manifest,
-         29: case_same_size_changes, **RUNS}
+         29: case_same_size_changes, 32: case_compressed_tables, **RUNS}
 CASES = dict(sorted(CASES.items()))
