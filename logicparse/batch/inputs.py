@@ -381,8 +381,8 @@ def _lost(doc: InputDoc, path, e, stats: Optional[dict]) -> InputDoc:
     return changes.lost(doc, path, stats.get(str(path)), reason)
 
 
-def _reason(e: OSError) -> str:
-    return getattr(e, "strerror", None) or type(e).__name__
+def _reason(e: OSError) -> str:  # the system's words, or pyarrow's (a stream cut short)
+    return getattr(e, "strerror", None) or str(e)[:300] or type(e).__name__
 
 
 def _text_doc(doc_id: str, data: bytes, opts: ReadOptions, truncated: bool = False,

@@ -114,6 +114,7 @@ def test_a_stream_cut_inside_a_batch_is_one_row_with_its_error(tmp_path):
     (tmp_path / "cut.arrow").write_bytes(data[:len(data) * 2 // 3])
     n, docs = _read(tmp_path / "cut.arrow")
     assert n == 1 and len(docs) == 1 and docs[0].error.startswith("[E336] Cannot read")
+    assert "bytes for message body" in docs[0].error  # pyarrow's reason, not "OSError"
 
 
 def test_annotate_refuses_an_arrow_bomb_before_the_output_is_touched(tmp_path):
