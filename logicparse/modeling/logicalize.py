@@ -85,7 +85,7 @@ def logicalize(model: nn.Module, n_logic: Optional[int] = None, k: int = 3,
             "n_logic": emb.n_logic, "k": emb.k, "activation": activation,
             "projection": projection, "mlp_hidden": mlp_hidden, "variant": emb.variant,
             "vector_std": emb.vector_std})
-    _accept_logic_ids(model, emb)
+    _accept_logic_ids(model, next(n for n, m in model.named_modules() if m is emb))
     return model
 
 
@@ -124,23 +124,44 @@ def logic_modules(model: nn.Module) -> list[str]:
     return [f"{name}.logic_vectors", f"{name}.proj"]
 
 
-def _accept_logic_ids(model: nn.Module, emb: LogicalEmbedding) -> None:
+def _accept_logic_ids(model: nn.Module, path: str) -> None:
     """Let the instance's forward (and generate) take ``logic_ids``: the labels are handed to the
-    embedding for the duration of the call, since the model's own forward cannot pass them down."""
-    model.forward = _LogicalForward(model, emb, "forward")
+    embedding (the module at ``path``) for the duration of the call, since the model's own forward
+    cannot pass them down."""
+    model.forward = _LogicalForward(model, path, "forward")
     if hasattr(model, "generate") and getattr(model.config, "is_encoder_decoder", False):
-        model.generate = _LogicalForward(model, emb, "generate")
+        model.generate = _LogicalForward(model, path, "generate")
+    model._replicate_for_data_parallel = _Replicate(model, path)
+
+
+class _Replicate:
+    """``nn.DataParallel`` makes each replica from a copy of the model's ``__dict__``, the forward
+    above with it, which would run the original model (on the first device, with the replica's
+    inputs); each replica gets a forward of its own."""
+
+    def __init__(self, model: nn.Module, path: str):
+        self.model, self.path = model, path
+
+    def __call__(self) -> nn.Module:
+        replica = type(self.model)._replicate_for_data_parallel(self.model)
+        _accept_logic_ids(replica, self.path)
+        return replica
 
 
 class _LogicalForward:
-    """The model's ``forward`` (or ``generate``) taking ``logic_ids``. An object holding the model
-    and its class's method, not a closure over them, so that ``copy.deepcopy`` of the model (an
-    EMA, a teacher, SWA's AveragedModel) gets one that runs the copy, and the model pickles."""
+    """The model's ``forward`` (or ``generate``) taking ``logic_ids``. An object holding the model,
+    the logical embedding's path in it and the method's name, not a closure over them, so that
+    ``copy.deepcopy`` of the model (an EMA, a teacher, SWA's AveragedModel) gets one that runs the
+    copy, and the model pickles."""
 
-    def __init__(self, model: nn.Module, emb: LogicalEmbedding, name: str):
+    def __init__(self, model: nn.Module, path: str, name: str):
         # The method is looked up on the class at each call, not held: transformers' decorated
-        # methods cannot be pickled by name.
-        self.model, self.emb, self.__name__ = model, emb, name
+        # methods cannot be pickled by name. The embedding too: a replica's is set after its forward.
+        self.model, self.path, self.__name__ = model, path, name
+
+    @property
+    def emb(self) -> LogicalEmbedding:
+        return self.model.get_submodule(self.path)
 
     @property
     def method(self):

@@ -31,6 +31,32 @@ def test_a_deep_copy_runs_itself_not_the_original():
     assert logical_embedding(model).logic_vectors.weight.grad is None
 
 
+@pytest.mark.parametrize("kind, auto", [("bert", T.AutoModelForSequenceClassification),
+                                        ("bart", T.AutoModelForSeq2SeqLM)])
+def test_each_data_parallel_replica_runs_itself(kind, auto, monkeypatch):
+    """torch's own replicate(), as nn.DataParallel (and Trainer on several GPUs) calls it; the
+    CUDA broadcast of the parameters is replaced by CPU copies, the second device's zeroed, since
+    no GPU is here. The forward copied with a replica's __dict__ ran the original model."""
+    import sys
+
+    import torch.nn.parallel.replicate  # noqa: F401 (the module, not the function of that name)
+
+    replicate = sys.modules["torch.nn.parallel.replicate"]
+    monkeypatch.setattr(replicate, "_broadcast_coalesced_reshape", lambda tensors, devices, detach=False: [
+        [t.detach().clone() if d == 0 else torch.zeros_like(t) for t in tensors] for d in devices])
+    model = tiny(kind, auto)
+    logicalize(model, k=2)
+    model.eval()
+    x, lab = ids((2, 6)), labels((2, 6), 2)
+    first, second = replicate.replicate(model, [0, 1])
+    ran = {"first": first(input_ids=x, logic_ids=lab).logits,
+           "second": second(input_ids=x, logic_ids=lab).logits}
+    torch.testing.assert_close(ran["first"], model(input_ids=x, logic_ids=lab).logits)
+    assert not torch.allclose(ran["second"], ran["first"])  # its own, zeroed, parameters
+    assert logical_embedding(second) is not logical_embedding(model)
+    assert second.forward.emb is logical_embedding(second)
+
+
 def test_a_model_pickles_and_generate_keeps_its_labels_after():
     model = tiny("bart", T.AutoModelForSeq2SeqLM)
     logicalize(model, k=2)
