@@ -197,6 +197,10 @@ class Errors(metaclass=_WithCodes):
     E349 = ("{where} is not text: {what}. It is kept as a row with this error, not annotated; {fix}.")
     E355 = ("{path}: {what} would inflate to {n:,} bytes once read, over the {limit:,} one may "
             "take in memory. Write it again in {fix}.")
+    E356 = ("{path} has {n} columns named {field!r}: which one to read is not clear. Rename them "
+            "(pyarrow: table.rename_columns) or name another column with --text-field/--id-field.")
+    E357 = ("{where}: the rows of a batch cannot be read ({reason}); they are one row with this "
+            "error, and the file's other batches are read. The file is damaged: write it again.")
     E350 = ("{where} cannot be read as {fmt}-compressed data ({reason}). The rest of it is kept as "
             "a row with this error; {fix}.")
     E330 = ("Annotator.pipe got fewer ids than texts: text {index} has no id ({n} ids). Pass one id "

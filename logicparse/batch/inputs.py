@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator, Optional
 
 from ..errors import DataFormatError, Errors
-from . import changes, filetypes, records
+from . import changes, filetypes, records, tables
 from .records import InputDoc
 
 TEXT_SUFFIXES = (".txt",)
@@ -205,7 +205,7 @@ def count_documents(specs: list[InputSpec], opts: ReadOptions) -> Optional[int]:
         else:
             try:
                 with _open_input(Path(spec.path), table=True) as f:
-                    total += records.table_schema(spec.kind, spec.path, opts, f)
+                    total += tables.table_schema(spec.kind, spec.path, opts, f)
             except (_NotRegular, filetypes.Inflated, *filetypes.DECOMPRESSION_ERRORS):
                 total += 1
     return total
@@ -282,7 +282,7 @@ def _read_records(spec: InputSpec, opts: ReadOptions) -> Iterator[InputDoc]:
             yield from records.jsonl_docs(f, file_id(filetypes.stem(spec.path)),
                                           _shown(spec.path), opts, decode)
         else:
-            yield from records.table_docs(spec.kind, spec.path, opts, decode, f)
+            yield from tables.table_docs(spec.kind, spec.path, opts, decode, f)
 
 
 def file_id(name: str) -> str:

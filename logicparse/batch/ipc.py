@@ -20,7 +20,7 @@ from flatbuffers.table import Table
 
 # Field numbers of Arrow's FlatBuffers schema (Message.fbs, File.fbs).
 _MESSAGE_HEADER = 2
-_DICTIONARY_DATA = 1
+_DICTIONARY_ID, _DICTIONARY_DATA, _DICTIONARY_DELTA = 0, 1, 2
 _BATCH_LENGTH, _BATCH_BUFFERS, _BATCH_COMPRESSION = 0, 2, 3
 _FOOTER_DICTIONARIES, _FOOTER_BATCHES = 2, 3
 _BUFFER_BYTES, _BLOCK_BYTES = 16, 24  # struct Buffer {offset, length}; Block {offset, int, length}
@@ -92,6 +92,17 @@ def inflated_bytes(message) -> int:
     return total
 
 
+def _dictionary_key(message) -> tuple[int, bool]:
+    """(id, whether it adds to the dictionary of that id) of a dictionary message."""
+    meta = message.metadata.to_pybytes()
+    header = _child(_root(meta), _MESSAGE_HEADER)
+    if header is None:
+        raise ValueError("a dictionary message without its header")
+    o, delta = _field(header, _DICTIONARY_ID), _field(header, _DICTIONARY_DELTA)
+    return (_int64(meta, header.Pos + o) if o else 0,
+            bool(meta[header.Pos + delta]) if delta else False)
+
+
 def _rows(message) -> int:
     """The rows of a record batch message, from its metadata."""
     meta, header = _header(message)
@@ -125,18 +136,22 @@ def _file_messages(data) -> Iterator:
 
 def survey(data, is_file: bool) -> tuple[int, int]:
     """(rows, the most bytes that reading one record batch inflates) of the IPC file or stream
-    ``data`` (a ``pyarrow.Buffer``), read from the messages' metadata. Dictionaries stay in memory
-    beside every batch, so theirs are added to it. Raises ValueError, struct.error or
+    ``data`` (a ``pyarrow.Buffer``), read from the messages' metadata. The dictionaries in force
+    stay in memory beside a batch, so theirs are added to it (a delta adds to its dictionary, a
+    new dictionary of the same id replaces it). Raises ValueError, struct.error or
     pyarrow.ArrowInvalid for messages that are not what they say."""
     import pyarrow as pa
 
     messages = (_file_messages(data) if is_file
                 else pa.ipc.MessageReader.open_stream(pa.BufferReader(data)))
-    rows = most = dictionaries = 0
+    rows = most = 0
+    held: dict[int, int] = {}  # the inflated bytes of each dictionary in force, by id
     for message in messages:
         if message.type == "record batch":
-            most = max(most, inflated_bytes(message))
+            most = max(most, inflated_bytes(message) + sum(held.values()))
             rows += _rows(message)
         elif message.type == "dictionary":
-            dictionaries += inflated_bytes(message)
-    return rows, most + dictionaries
+            key, delta = _dictionary_key(message)
+            n = inflated_bytes(message)
+            held[key] = held.get(key, 0) + n if delta else n  # a new one replaces the old
+    return rows, most

@@ -1,24 +1,21 @@
-"""Records of .jsonl, Parquet and Arrow inputs, each one InputDoc: every record in, one row out.
+"""Records of .jsonl inputs, each one InputDoc: every record in, one row out (tables.py: Parquet
+and Arrow).
 
 What a record holds is checked here, value by value, so that no value can stop the run: a line
 that is not JSON (or nests too deeply), a text that is not a string, a string that is not valid
-Unicode (a lone surrogate escaped in JSON, invalid UTF-8 in an Arrow or Parquet string column),
-a line or a text longer than the annotator can take. Each becomes a row with a coded error.
-Numbers too long for Python's int conversion are read as decimals, not refused.
+Unicode (a lone surrogate escaped in JSON), a line or a text longer than the annotator can take.
+Each becomes a row with a coded error. Numbers are kept as written, never converted.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import os
 import re
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator, Optional
 
 from ..errors import DataFormatError, Errors
-from . import filetypes, ipc
 
 PREFIX_CHARS = 1000  # of a text too long to annotate, kept in its row
 
@@ -40,18 +37,19 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 class _Number(str):
     """A JSON number kept as it is written, never converted: an id ``1e400`` stays ``1e400`` (as a
-    float both it and ``2e400`` are ``inf``), ``1.10`` stays ``1.10``, ``-0`` stays ``-0``; and
+    float both it and ``2e400`` are ``inf``), ``1.10`` stays ``1.10``, ``-0`` stays ``-0``, ``NaN``
+    (which Python's reader takes) stays ``NaN``; and
     5,000 digits or an exponent of 10^20 cost nothing (an int of over 4,300 digits is refused by
     Python, a decimal of such an exponent by ``decimal``)."""
 
     @property
     def kind(self) -> str:
-        return "float" if any(c in self for c in ".eE") else "int"
+        return "int" if self.lstrip("-").isdigit() else "float"
 
 
 def _json(line):
     """A JSON record, its numbers as written (:class:`_Number`)."""
-    return json.loads(line, parse_int=_Number, parse_float=_Number)
+    return json.loads(line, parse_int=_Number, parse_float=_Number, parse_constant=_Number)
 
 
 def line_limit(max_chars: int) -> int:
@@ -122,168 +120,6 @@ def check_first_record(stream: BinaryIO, path: str, opts, decode) -> int:
                 raise DataFormatError(Errors.E304.format(path=path, line=1, field=opts.text_field,
                                                          keys=", ".join(sorted(obj))))
     return n
-
-
-def parquet_file(path: str, source: BinaryIO, opts):
-    """The Parquet file ``source`` (opened from ``path``, a regular file: inputs._open_regular),
-    and the columns of ``opts`` it has. E355 where a row group of those columns would inflate past
-    TABLE_INFLATE_LIMIT bytes: its pages are read whole (14 kB of Zstandard held a column chunk of
-    300 MB), and their sizes are read from the file's metadata, as it declares them."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        pf = pq.ParquetFile(source)
-    except (pa.ArrowInvalid, OSError) as e:
-        raise DataFormatError(Errors.E338.format(path=path, reason=e)) from None
-    cols = [c for c in (opts.id_field, opts.text_field) if c in pf.schema_arrow.names]
-    meta = pf.metadata
-    for g in range(meta.num_row_groups):
-        group = meta.row_group(g)
-        # A column's leaves: itself, or a struct's fields ("doc.text"; a name may hold dots too).
-        n = sum(column.total_uncompressed_size
-                for column in map(group.column, range(group.num_columns))
-                if any(column.path_in_schema == c or column.path_in_schema.startswith(c + ".")
-                       for c in cols))
-        if n > filetypes.TABLE_INFLATE_LIMIT:
-            raise DataFormatError(Errors.E355.format(
-                path=path, what=f"row group {g + 1}", n=n, limit=filetypes.TABLE_INFLATE_LIMIT,
-                fix="smaller row groups (pyarrow: write_table(table, row_group_size=...))"))
-    return pf, cols
-
-
-def arrow_reader(path: str, source: BinaryIO):
-    """(schema, batches, rows) of an Arrow IPC file or stream (``source``: opened from ``path``, a
-    regular file), mapped into memory, not read; E355 where reading a batch would inflate more
-    than TABLE_INFLATE_LIMIT bytes of compressed buffers."""
-    import mmap
-
-    import pyarrow as pa
-
-    if isinstance(source, io.BytesIO):  # a compressed file, inflated (filetypes.opened)
-        data = pa.py_buffer(source.getbuffer())
-    else:
-        fd = source.fileno()
-        # mapped from the file already open: mapped by name, a FIFO swapped in would be waited on
-        data = pa.py_buffer(mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if os.fstat(fd).st_size
-                            else b"")  # mmap refuses an empty file
-    try:
-        reader = pa.ipc.open_file(data)
-        batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
-    except (pa.ArrowInvalid, OSError) as e:  # OSError: a footer that fails verification
-        if data.size >= 6 and data.slice(0, 6).to_pybytes() == b"ARROW1":
-            raise DataFormatError(Errors.E309.format(path=path, reason=e)) from None
-        try:
-            reader = pa.ipc.open_stream(data)
-        except (pa.ArrowInvalid, OSError) as e:
-            raise DataFormatError(Errors.E309.format(path=path, reason=e)) from None
-        batches = iter(reader)
-    rows = _survey(path, data, isinstance(reader, pa.ipc.RecordBatchFileReader))
-    return reader.schema, batches, rows
-
-
-def _survey(path: str, data, is_file: bool) -> int:
-    """The rows of an IPC input, its batches' inflated sizes checked first (ipc.py)."""
-    import struct
-
-    import pyarrow as pa
-
-    try:
-        rows, most = ipc.survey(data, is_file)
-    except (ValueError, struct.error, pa.ArrowInvalid) as e:
-        raise DataFormatError(Errors.E309.format(path=path, reason=f"a batch's metadata: {e}")
-                              ) from None
-    if most > filetypes.TABLE_INFLATE_LIMIT:
-        raise DataFormatError(Errors.E355.format(
-            path=path, what="one of its record batches, with the dictionaries kept beside it,",
-            n=most, limit=filetypes.TABLE_INFLATE_LIMIT,
-            fix="smaller batches (pyarrow: write_table(table, max_chunksize=...)) or without "
-                "compression"))
-    return rows
-
-
-def table_schema(kind: str, path: str, opts, source: BinaryIO) -> int:
-    """Checks a Parquet or Arrow input's columns (E308) and returns its number of rows."""
-    if kind == "parquet":
-        pf, _ = parquet_file(path, source, opts)
-        names, rows = pf.schema_arrow.names, pf.metadata.num_rows
-    else:
-        schema, _, rows = arrow_reader(path, source)
-        names = schema.names
-    if opts.text_field not in names:
-        raise DataFormatError(Errors.E308.format(path=path, field=opts.text_field,
-                                                 cols=", ".join(names)))
-    return rows
-
-
-# Rows made into Python strings at once. A column's values may be many copies of one long text
-# (a dictionary-encoded Parquet column: 542 bytes held 400 texts of 1.1 MB, which 1,024 rows at
-# once made 1.5 GB of memory); 16 rows of texts of at most a document's longest stay small.
-ROWS_AT_ONCE = 16
-
-
-def table_docs(kind: str, path: str, opts, decode, source: BinaryIO) -> Iterator:
-    if kind == "parquet":
-        pf, cols = parquet_file(path, source, opts)
-        names = pf.schema_arrow.names
-        batches = pf.iter_batches(batch_size=ROWS_AT_ONCE, columns=cols)
-    else:
-        schema, batches, _ = arrow_reader(path, source)
-        names = schema.names
-    if opts.text_field not in names:
-        raise DataFormatError(Errors.E308.format(path=path, field=opts.text_field,
-                                                 cols=", ".join(names)))
-    stem, shown = escape_id(filetypes.stem(path), name=True), escape_id(path, name=True)
-    row = 0
-    for batch in (b.slice(i, ROWS_AT_ONCE) for b in batches for i in range(0, b.num_rows, ROWS_AT_ONCE)):
-        texts = _values(batch.column(opts.text_field))
-        ids = (_values(batch.column(opts.id_field)) if opts.id_field in names
-               else [None] * len(texts))
-        for doc_id, text in zip(ids, texts):
-            row += 1
-            where = f"{shown}, row {row}"
-            fell_back = False
-            if isinstance(doc_id, _Invalid):
-                yield _invalid_doc(doc_id.escaped, where, opts.id_field, doc_id.reason)
-                continue
-            doc_id = f"{stem}:{row}" if doc_id is None else str(doc_id)
-            if isinstance(text, _Invalid):
-                yield _invalid_doc(doc_id, where, opts.text_field, text.reason)
-                continue
-            if isinstance(text, (bytes, bytearray)):
-                text, fell_back = decode(bytes(text), opts)
-            yield checked_doc(doc_id, text, fell_back, where, opts)
-
-
-class _Invalid:
-    """A string value that is not valid UTF-8: its bytes, escaped, and why."""
-
-    def __init__(self, data: bytes, error: UnicodeDecodeError):
-        self.escaped = data.decode("utf-8", "backslashreplace")
-        self.reason = f"invalid UTF-8 at byte {error.start}: {error.reason}"
-
-
-def _values(column) -> list:
-    """The column's Python values; a string column's values decoded one by one, so that invalid
-    UTF-8 in one value spoils that value alone (pyarrow raises for the whole column)."""
-    import pyarrow as pa
-
-    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-        return column.to_pylist()
-    raw = column.view(pa.large_binary() if pa.types.is_large_string(column.type)
-                      else pa.binary()).to_pylist()
-    out = []
-    for data in raw:
-        try:
-            out.append(None if data is None else data.decode("utf-8"))
-        except UnicodeDecodeError as e:
-            out.append(_Invalid(data, e))
-    return out
-
-
-def _invalid_doc(doc_id: str, where: str, field: str, reason: str):
-    return InputDoc(escape_id(doc_id), None, error=Errors.E340.format(where=where, field=field,
-                                                                      reason=reason))
 
 
 def escape_id(doc_id: str, name: bool = False) -> str:

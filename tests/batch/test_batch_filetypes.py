@@ -166,7 +166,7 @@ def test_a_table_of_many_long_texts_becomes_python_strings_a_few_rows_at_a_time(
         tmp_path, monkeypatch, kind):
     # A dictionary-encoded column holds one long text for all its rows: a file of a few hundred
     # bytes, whose every row becomes a string of its own when read.
-    from logicparse.batch import records
+    from logicparse.batch import tables as records
 
     seen = []
     values = records._values

@@ -115,11 +115,13 @@ def test_json_numbers_as_ids_are_kept_as_written(tmp_path):
     lines = ['{"id": 1e400, "text": "A."}', '{"id": 2e400, "text": "B."}',
              '{"id": 1.10, "text": "C."}', '{"id": 1e0, "text": "D."}', '{"id": 1, "text": "E."}',
              '{"id": 1e99999999999999999999, "text": "F."}', '{"id": -0, "text": "G."}',
-             '{"id": 8, "text": 1.5}', '{"id": 9, "text": ' + "9" * 5000 + '}']
+             '{"id": 8, "text": 1.5}', '{"id": 9, "text": ' + "9" * 5000 + '}',
+             '{"id": NaN, "text": "H."}', '{"id": 11, "text": -Infinity}']
     (tmp_path / "n.jsonl").write_text("\n".join(lines) + "\n")
     docs, n = read([tmp_path / "n.jsonl"])
     assert [d.id for d in docs] == ["1e400", "2e400", "1.10", "1e0", "1", "1e99999999999999999999",
-                                    "-0", "8", "9"] and n == 9
+                                    "-0", "8", "9", "NaN", "11"] and n == 11
+    assert docs[9].text == "H." and "of type float" in docs[10].error
     assert all(d.error is None for d in docs[:7]) and docs[5].text == "F."
     assert "the text field 'text' is of type float, not a string" in docs[7].error
     assert "the text field 'text' is of type int, not a string" in docs[8].error
