@@ -62,6 +62,16 @@ def test_files_whose_bytes_would_crash_pyarrow_are_a_row_each_damaged_batch(name
     assert error.startswith("[E357]") and f"after row {row}:" in error
 
 
+def _write(table, path):
+    """``table`` as Parquet or as an Arrow IPC file, by ``path``'s suffix."""
+    if path.suffix == ".parquet":
+        pq.write_table(table, path)
+    else:
+        with pa.ipc.new_file(str(path), table.schema) as w:
+            w.write_table(table)
+    return path
+
+
 def _invalid_dictionary():
     strings = pa.array([b"ok one.", b"bad \xff text.", b"fine."]).view(pa.string())
     return pa.DictionaryArray.from_arrays(pa.array([0, 1, 2], pa.int32()), strings)
@@ -70,13 +80,7 @@ def _invalid_dictionary():
 @pytest.mark.parametrize("kind", ["arrow", "parquet"])
 def test_invalid_utf8_in_a_dictionary_column_spoils_its_own_row(tmp_path, kind):
     table = pa.table({"id": ["a", "b", "c"], "text": _invalid_dictionary()})
-    path = tmp_path / f"t.{kind}"
-    if kind == "parquet":
-        pq.write_table(table, path)
-    else:
-        with pa.ipc.new_file(str(path), table.schema) as w:
-            w.write_table(table)
-    n, docs = read(path)
+    n, docs = read(_write(table, tmp_path / f"t.{kind}"))
     assert n == 3 and [d.id for d in docs] == ["a", "b", "c"]
     assert docs[0].text == "ok one." and docs[2].text == "fine."
     assert docs[1].error.startswith("[E340]") and "invalid UTF-8" in docs[1].error
@@ -130,14 +134,8 @@ def test_damaged_parquet_metadata_is_e338_before_any_work(tmp_path, monkeypatch)
 @pytest.mark.parametrize("kind", ["arrow", "parquet"])
 def test_two_columns_of_one_name_are_refused_before_any_work(tmp_path, kind):
     table = pa.Table.from_arrays([pa.array(["a."]), pa.array(["b."])], names=["text", "text"])
-    path = tmp_path / f"dup.{kind}"
-    if kind == "parquet":
-        pq.write_table(table, path)
-    else:
-        with pa.ipc.new_file(str(path), table.schema) as w:
-            w.write_table(table)
     with pytest.raises(DataFormatError) as e:
-        read(path)
+        read(_write(table, tmp_path / f"dup.{kind}"))
     assert e.value.code == "E356" and "2 columns named 'text'" in str(e.value)
 
 
