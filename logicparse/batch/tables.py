@@ -85,7 +85,7 @@ def arrow_reader(path: str, source: BinaryIO):
                             else b"")  # mmap refuses an empty file
     try:
         reader = pa.ipc.open_file(data)
-        batches = _checked(_FileBatches(reader))
+        batches = _FileBatches(reader)
     except (pa.ArrowInvalid, OSError) as e:  # OSError: a footer that fails verification
         if data.size >= 6 and data.slice(0, 6).to_pybytes() == b"ARROW1":
             raise DataFormatError(Errors.E309.format(path=path, reason=e)) from None
@@ -93,7 +93,7 @@ def arrow_reader(path: str, source: BinaryIO):
             reader = pa.ipc.open_stream(data)
         except (pa.ArrowInvalid, OSError) as e:
             raise DataFormatError(Errors.E309.format(path=path, reason=e)) from None
-        batches = _checked(iter(reader))
+        batches = iter(reader)
     rows = _survey(path, data, isinstance(reader, pa.ipc.RecordBatchFileReader))
     return reader.schema, batches, rows
 
@@ -151,11 +151,12 @@ def table_docs(kind: str, path: str, opts, decode, source: BinaryIO) -> Iterator
     if kind == "parquet":
         pf, cols = parquet_file(path, source, opts)
         names, declared = pf.schema_arrow.names, pf.metadata.num_rows
-        batches = _checked(pf.iter_batches(batch_size=ROWS_AT_ONCE, columns=cols))
+        batches = pf.iter_batches(batch_size=ROWS_AT_ONCE, columns=cols)
     else:
         schema, batches, declared = arrow_reader(path, source)
         names = schema.names
     _check_columns(path, names, opts)
+    batches = _checked(batches, [f for f in (opts.id_field, opts.text_field) if f in names])
     stem, shown = escape_id(filetypes.stem(path), name=True), escape_id(path, name=True)
     row, damaged = 0, False
     for batch in batches:
@@ -209,26 +210,28 @@ class _FileBatches:
 class _Damaged:
     """A batch that could not be read, or whose buffers do not hold what its metadata say."""
 
-    def __init__(self, e: BaseException):
-        self.reason = f"{type(e).__name__}: {str(e)[:200]}"
+    def __init__(self, e: BaseException, rows=None):
+        self.reason = (f"{rows:,} rows; " if rows is not None else "") + \
+            f"{type(e).__name__}: {str(e)[:200]}"
 
 
-def _checked(batches: Iterator) -> Iterator:
-    """The batches, each validated in full (offsets, lengths, dictionary indices) before a value
-    is read: a damaged file's offsets would otherwise reach native code (a flipped byte made
-    pyarrow segfault). A batch that fails is a _Damaged; after one, a stream or Parquet reader
-    has no next batch to give, a file reader has."""
+def _checked(batches: Iterator, fields: list) -> Iterator:
+    """The batches, the columns ``fields`` of each validated in full (offsets, lengths,
+    dictionary indices) before a value is read: a damaged file's offsets would otherwise reach
+    native code (a flipped byte made pyarrow segfault). A batch that fails is a _Damaged; after
+    one, a stream or Parquet reader has no next batch to give, a file reader has."""
     import pyarrow as pa
 
     while True:
+        batch = None
         try:
             batch = next(batches)
-            for column in batch.columns:
-                _structure(column).validate(full=True)
+            for field in fields:
+                _structure(batch.column(field)).validate(full=True)
         except StopIteration:
             return
         except (pa.ArrowException, OSError, ValueError, SystemError, IndexError) as e:
-            yield _Damaged(e)
+            yield _Damaged(e, batch.num_rows if batch is not None else None)
             continue
         yield batch
 

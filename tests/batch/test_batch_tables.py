@@ -38,6 +38,7 @@ def test_a_batch_whose_offsets_run_past_its_data_is_one_row_and_the_rest_is_read
     assert n == 5 and [d.text for d in docs] == ["Fine one.", "Fine two.", None, "Last."]
     assert docs[2].error.startswith("[E357]") and "after row 2" in docs[2].error
     assert "out of bounds" in docs[2].error and docs[2].id == "damaged:3"
+    assert "(2 rows; ArrowInvalid" in docs[2].error  # what the batch held
 
 
 DAMAGED = Path(__file__).parents[1] / "fixtures" / "batch" / "damaged"
@@ -112,8 +113,8 @@ def test_rows_a_parquet_file_declares_but_does_not_give_are_a_row(tmp_path, monk
                    row_group_size=16)
     real = tables._checked
     # A damaged row count in a row group's metadata makes the reader stop early, without error.
-    monkeypatch.setattr(tables, "_checked", lambda batches: (b for i, b in enumerate(real(batches))
-                                                             if i < 2))
+    monkeypatch.setattr(tables, "_checked", lambda batches, fields: (
+        b for i, b in enumerate(real(batches, fields)) if i < 2))
     n, docs = read(tmp_path / "p.parquet")
     assert n == 40 and len(docs) == 33 and docs[-1].id == "p:33"
     assert docs[-1].error.startswith("[E357]") and "declares 40 rows and 32 were read" in docs[-1].error
