@@ -148,16 +148,24 @@ ROWS_AT_ONCE = 16
 
 
 def table_docs(kind: str, path: str, opts, decode, source: BinaryIO) -> Iterator:
+    stem, shown = escape_id(filetypes.stem(path), name=True), escape_id(path, name=True)
     if kind == "parquet":
         pf, cols = parquet_file(path, source, opts)
         names, declared = pf.schema_arrow.names, pf.metadata.num_rows
         batches = pf.iter_batches(batch_size=ROWS_AT_ONCE, columns=cols)
     else:
-        schema, batches, declared = arrow_reader(path, source)
+        try:
+            schema, batches, declared = arrow_reader(path, source)
+        except OSError as e:
+            if e.errno is not None:  # the system's: unreadable, as any file (E336)
+                raise
+            # pyarrow's: a message cut short (a download stopped midway)
+            yield InputDoc(stem, None, error=Errors.E357.format(where=f"{shown}, after row 0",
+                                                                reason=_Damaged(e).reason))
+            return
         names = schema.names
     _check_columns(path, names, opts)
     batches = _checked(batches, [f for f in (opts.id_field, opts.text_field) if f in names])
-    stem, shown = escape_id(filetypes.stem(path), name=True), escape_id(path, name=True)
     row, damaged = 0, False
     for batch in batches:
         if isinstance(batch, _Damaged):  # the rest of a stream, or one batch of a file

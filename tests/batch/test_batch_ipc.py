@@ -113,8 +113,9 @@ def test_a_stream_cut_inside_a_batch_is_one_row_with_its_error(tmp_path):
     data = _ipc("stream", TEXTS, "zstd").to_pybytes()
     (tmp_path / "cut.arrow").write_bytes(data[:len(data) * 2 // 3])
     n, docs = _read(tmp_path / "cut.arrow")
-    assert n == 1 and len(docs) == 1 and docs[0].error.startswith("[E336] Cannot read")
-    assert "bytes for message body" in docs[0].error  # pyarrow's reason, not "OSError"
+    # Damaged, not unreadable: E357 with pyarrow's reason (it was E336, "make the file readable").
+    assert n == 1 and len(docs) == 1 and docs[0].error.startswith("[E357]")
+    assert "bytes for message body" in docs[0].error and docs[0].id == "cut"
 
 
 def test_annotate_refuses_an_arrow_bomb_before_the_output_is_touched(tmp_path):
