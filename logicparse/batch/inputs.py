@@ -16,10 +16,10 @@ Accepted inputs (one argument each; mix them freely):
 
 Decoding. Bytes (text files, .jsonl lines, stdin) are decoded as ``encoding`` (UTF-8; a BOM is
 dropped). A document not valid in it is decoded with ``fallback`` instead: ``latin-1`` by default
-(every byte one character: nothing lost), ``cp1252`` (Windows quotes and dashes; bytes it leaves
-undefined as Latin-1) or ``replace`` (U+FFFD); each is counted, per input, in ``manifest.json``. A text file (or stdin text) that is not text at all
-(a PNG, a PDF, zero bytes: ``filetypes.not_text``) is a row with E349, never decoded or annotated;
-a compressed file that cannot be decompressed is a row with E350.
+(every byte one character), ``cp1252`` (Windows quotes and dashes; its undefined bytes as Latin-1)
+or ``replace`` (U+FFFD); each is counted, per input, in ``manifest.json``. A file that is not text
+(a PNG, a PDF, zero bytes: ``filetypes.not_text``) is a row with E349, never decoded; a compressed
+file that cannot be decompressed is a row with E350.
 
 Bad records never stop a run: a .jsonl line that is not JSON, a text that is not a string or is
 null or not valid Unicode, a file that cannot be read (permissions, a symlink loop) or is not a
@@ -314,8 +314,8 @@ def _open_regular(path: Path) -> BinaryIO:
     # file since the check).
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     try:
-        _check_regular(os.fstat(fd).st_mode)
-        if os.fstat(fd).st_dev == _PROC_DEVICE:
+        _check_regular((st := os.fstat(fd)).st_mode)
+        if st.st_dev == _PROC_DEVICE:
             raise _NotRegular("a file of /proc (its reads may wait without end)")
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")

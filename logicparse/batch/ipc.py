@@ -57,14 +57,22 @@ def _vector(table: Table, number: int, item: int) -> tuple[int, int]:
     return start, n
 
 
-def _header(message) -> tuple[bytes, Table]:
-    """The metadata of a record batch or dictionary message and its RecordBatch table."""
+def _message_header(message) -> tuple[bytes, Table]:
+    """The metadata of a message and its header table (a RecordBatch or a DictionaryBatch)."""
     meta = message.metadata.to_pybytes()
     header = _child(_root(meta), _MESSAGE_HEADER)
-    if header is not None and message.type == "dictionary":
-        header = _child(header, _DICTIONARY_DATA)
     if header is None:
-        raise ValueError("a batch message without its header")
+        raise ValueError(f"a {message.type} message without its header")
+    return meta, header
+
+
+def _header(message) -> tuple[bytes, Table]:
+    """The metadata of a record batch or dictionary message and its RecordBatch table."""
+    meta, header = _message_header(message)
+    if message.type == "dictionary":
+        header = _child(header, _DICTIONARY_DATA)
+        if header is None:
+            raise ValueError("a dictionary message without its data")
     return meta, header
 
 
@@ -94,10 +102,7 @@ def inflated_bytes(message) -> int:
 
 def _dictionary_key(message) -> tuple[int, bool]:
     """(id, whether it adds to the dictionary of that id) of a dictionary message."""
-    meta = message.metadata.to_pybytes()
-    header = _child(_root(meta), _MESSAGE_HEADER)
-    if header is None:
-        raise ValueError("a dictionary message without its header")
+    meta, header = _message_header(message)
     o, delta = _field(header, _DICTIONARY_ID), _field(header, _DICTIONARY_DELTA)
     return (_int64(meta, header.Pos + o) if o else 0,
             bool(meta[header.Pos + delta]) if delta else False)

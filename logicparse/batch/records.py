@@ -38,9 +38,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 class _Number(str):
     """A JSON number kept as it is written, never converted: an id ``1e400`` stays ``1e400`` (as a
     float both it and ``2e400`` are ``inf``), ``1.10`` stays ``1.10``, ``-0`` stays ``-0``, ``NaN``
-    (which Python's reader takes) stays ``NaN``; and
-    5,000 digits or an exponent of 10^20 cost nothing (an int of over 4,300 digits is refused by
-    Python, a decimal of such an exponent by ``decimal``)."""
+    (which Python's reader takes) stays ``NaN``; and 5,000 digits or an exponent of 10^20 cost
+    nothing (Python refuses an int of over 4,300 digits, ``decimal`` such an exponent)."""
 
     @property
     def kind(self) -> str:

@@ -114,15 +114,19 @@ def _check_streams(specs: list[InputSpec], read: ReadOptions, stdin) -> None:
         raise DataFormatError(Errors.E352)
     lines = [s.path for s in specs if s.kind == "jsonl" or (s.kind == "stdin"
                                                             and read.stdin_format != "text")]
-    try:
-        splits = b"a\nb".decode(read.encoding) == "a\nb"
-    except UnicodeError:
-        splits = False
-    if lines and not splits:
+    if lines and not _splits_lines(read.encoding):
         from ..terminal import safe
 
         raise DataFormatError(Errors.E353.format(encoding=read.encoding,
                                                  inputs=", ".join(safe(p) for p in lines)))
+
+
+def _splits_lines(encoding: str) -> bool:
+    """Whether bytes split at 0x0A decode, in ``encoding``, to the lines of the text."""
+    try:
+        return b"a\nb".decode(encoding) == "a\nb"
+    except UnicodeError:
+        return False
 
 
 def _annotate(specs, out: Path, config: RunConfig, progress: Progress, stdin, previous,

@@ -85,7 +85,7 @@ def logicalize(model: nn.Module, n_logic: Optional[int] = None, k: int = 3,
             "n_logic": emb.n_logic, "k": emb.k, "activation": activation,
             "projection": projection, "mlp_hidden": mlp_hidden, "variant": emb.variant,
             "vector_std": emb.vector_std})
-    _accept_logic_ids(model, next(n for n, m in model.named_modules() if m is emb))
+    _accept_logic_ids(model, _module_path(model, emb))
     return model
 
 
@@ -120,8 +120,13 @@ def logic_modules(model: nn.Module) -> list[str]:
     emb = logical_embedding(model)
     if emb is None:
         raise ModelingError(Errors.E518.format(model=type(model).__name__))
-    name = next(n for n, m in model.named_modules() if m is emb)
+    name = _module_path(model, emb)
     return [f"{name}.logic_vectors", f"{name}.proj"]
+
+
+def _module_path(model: nn.Module, module: nn.Module) -> str:
+    """The name of ``module`` in ``model`` (``bert.embeddings.word_embeddings``)."""
+    return next(n for n, m in model.named_modules() if m is module)
 
 
 def _accept_logic_ids(model: nn.Module, path: str) -> None:
@@ -249,7 +254,7 @@ def from_pretrained(path: str, auto_class=None, **kwargs) -> nn.Module:
     settings = {"variant": "paper", **settings}
     logicalize(model, **settings)
     emb = logical_embedding(model)
-    prefix = next(n for n, m in model.named_modules() if m is emb) + "."
+    prefix = _module_path(model, emb) + "."
     wanted = {key[len(prefix):] for key in model.state_dict() if key.startswith(prefix)
               and key != prefix + "weight"}
     # Saved under the saved architecture's path to the embedding (``bert.embeddings...`` for a
