@@ -51,6 +51,36 @@ def _json(line):
     return json.loads(line, parse_int=_Number, parse_float=_Number, parse_constant=_Number)
 
 
+def id_text(value) -> Optional[str]:
+    """An id as a string, written as the input wrote it: a JSON ``true`` stays ``true``, an object
+    or array its compact JSON (numbers as written), bytes decoded as UTF-8 (other bytes as
+    ``\\xNN``); a number from a table column as Python writes it. None for no id (JSON ``null``,
+    a table's null) or one nested too deeply to write back."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "backslashreplace")
+    if isinstance(value, (bool, list, tuple, dict)):
+        try:
+            return _json_text(value)
+        except RecursionError:
+            return None
+    return str(value)
+
+
+def _json_text(value) -> str:
+    if isinstance(value, _Number):
+        return str(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{json.dumps(str(k), ensure_ascii=False)}:{_json_text(v)}"
+                              for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_json_text(v) for v in value) + "]"
+    if isinstance(value, (bytes, bytearray)):
+        value = id_text(value)
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def line_limit(max_chars: int) -> int:
     """Most bytes of a .jsonl line: a text of ``max_chars`` characters, each escaped (up to 12
     bytes for a surrogate pair), and 1 MiB for the other fields."""
@@ -96,8 +126,8 @@ def jsonl_docs(stream: BinaryIO, stem: str, where: str, opts, decode) -> Iterato
             yield InputDoc(default_id, None, fell_back, Errors.E304.format(
                 path=where, line=lineno, field=opts.text_field, keys=type(obj).__name__))
             continue
-        doc_id = obj.get(opts.id_field)
-        doc_id = default_id if doc_id is None else str(doc_id)
+        doc_id = id_text(obj.get(opts.id_field))
+        doc_id = default_id if doc_id is None else doc_id
         yield checked_doc(doc_id, obj.get(opts.text_field, _MISSING), fell_back,
                           f"{where}, line {lineno}", opts, obj)
 

@@ -15,7 +15,7 @@ from typing import BinaryIO, Iterator
 
 from ..errors import DataFormatError, Errors
 from . import filetypes, ipc
-from .records import InputDoc, checked_doc, escape_id
+from .records import InputDoc, checked_doc, escape_id, id_text
 
 
 def _as_bytes() -> dict:
@@ -190,7 +190,8 @@ def table_docs(kind: str, path: str, opts, decode, source: BinaryIO) -> Iterator
 def _record_doc(doc_id, text, stem: str, row: int, where: str, opts, decode) -> InputDoc:
     if isinstance(doc_id, _Invalid):
         return _invalid_doc(doc_id.escaped, where, opts.id_field, doc_id.reason)
-    doc_id = f"{stem}:{row}" if doc_id is None else str(doc_id)
+    doc_id = id_text(doc_id)
+    doc_id = f"{stem}:{row}" if doc_id is None else doc_id
     if isinstance(text, _Invalid):
         return _invalid_doc(doc_id, where, opts.text_field, text.reason)
     fell_back = False

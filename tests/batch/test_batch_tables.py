@@ -164,3 +164,18 @@ def test_a_replaced_dictionary_is_not_added_to_the_one_before(tmp_path, monkeypa
     monkeypatch.setattr(filetypes, "TABLE_INFLATE_LIMIT", 1_000_000)
     n, docs = read(tmp_path / "replaced.arrow")
     assert n == 24 and docs[23].text.endswith(" 23")
+
+
+def test_table_ids_that_are_not_strings_are_written_as_a_reader_expects(tmp_path):
+    """Bytes were `b'x'`, a boolean `True`, a struct Python's dict."""
+    ids = {"bytes": pa.array([b"x1", b"caf\xe9", None]), "bool": pa.array([True, False, None]),
+           "struct": pa.array([{"a": 1, "b": "y"}, None, {"a": None, "b": "z"}]),
+           "list": pa.array([[1, 2], [], None]), "float": pa.array([1.5, 2.0, None])}
+    expected = {"bytes": ["x1", "caf\\xe9"], "bool": ["true", "false"],
+                "struct": ['{"a":1,"b":"y"}', "t:2", '{"a":null,"b":"z"}'],
+                "list": ["[1,2]", "[]"], "float": ["1.5", "2.0"]}
+    for kind, column in ids.items():
+        pq.write_table(pa.table({"id": column, "text": ["A.", "B.", "C."]}), tmp_path / "t.parquet")
+        n, docs = read(tmp_path / "t.parquet")
+        assert [d.id for d in docs] == (expected[kind] + ["t:3"])[:3], kind
+        assert n == 3 and all(d.error is None for d in docs)
