@@ -337,6 +337,8 @@ class Errors(metaclass=_WithCodes):
             "(Annotator.pipe(texts) gives one Document per text).")
     E518 = ("{model} is not logicalized: it has no logical layer whose modules could be named. "
             "Call logicparse.modeling.logicalize(model) first.")
+    E519 = ("{path}: its config's 'logicparse' entry cannot be read back ({reason}); it was edited or "
+            "written by another tool. Save the model again with save_pretrained after logicalize().")
     E520 = "{path}, {where}: {reason}."
     E521 = ("Data file {path} not found. Give it with --{option}, or point --data at a directory "
             "laid out like data/tasks/{task}/ ({files}).")

@@ -225,10 +225,15 @@ class LogicAligner:
         offsets_all = encoding["offset_mapping"]
         seq_len = max((len(o) for o in offsets_all), default=0)
         out = np.zeros((len(offsets_all), seq_len, self.k), dtype=np.int64)
+        # With return_overflowing_tokens a long text gives several rows (windows); the tokenizer
+        # says whose each row is.
+        sample = encoding.get("overflow_to_sample_mapping")
+        sample = range(len(offsets_all)) if sample is None else sample
         for b, offsets in enumerate(offsets_all):
             seq_ids = np.array([-1 if s is None else s for s in encoding.sequence_ids(b)])
             offsets = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
-            for s, doc in ((0, docs[b]), (1, pair_docs[b] if pair_docs is not None else None)):
+            i = int(sample[b])
+            for s, doc in ((0, docs[i]), (1, pair_docs[i] if pair_docs is not None else None)):
                 where = np.nonzero(seq_ids == s)[0]
                 if doc is None or where.size == 0:
                     continue

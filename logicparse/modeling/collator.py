@@ -181,7 +181,7 @@ class LogicDataCollator:
         if not isinstance(doc, (Document, Mapping)):
             raise bad(f"it is of type {type(doc).__name__}, not a Document, its dict or its JSON")
         try:
-            doc = as_document(doc if isinstance(doc, Document) else dict(doc))
+            doc = as_document(doc if isinstance(doc, Document) else _plain(doc))
         except (TypeError, ValueError) as e:
             raise bad(f"it is not a Document record ({e})") from None
         return check_document(doc, where)
@@ -212,11 +212,27 @@ class LogicDataCollator:
         except (TypeError, ValueError, RuntimeError):
             labels = None
         if labels is None:
-            bad = values[0] if text is None else text
+            bad = next((v for v in values if v is None), values[0]) if text is None else text
             raise DataFormatError(Errors.E528.format(field=name, example=str(bad)[:40],
                                                    type=type(bad).__name__))
         return labels
 
 
+def _plain(value):
+    """A record as lists and dicts: a dataset in torch or numpy format (``with_format("torch")``)
+    gives its number lists as tensors or arrays, which a Document's fields are not."""
+    if isinstance(value, Mapping):
+        return {key: _plain(v) for key, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if not value or isinstance(value[0], (int, float, str)):  # a column's lists: one type
+            return value
+        return [_plain(v) for v in value]
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        plain = value.tolist()  # an array of objects (numpy's relations) holds arrays still
+        return _plain(plain) if isinstance(plain, (list, Mapping)) else plain
+    return value
+
+
 __all__ = ["LogicDataCollator", "annotate_dataset", "bundled_model_path", "document_feature",
            "documents_by_text"]
+

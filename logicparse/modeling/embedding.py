@@ -26,6 +26,8 @@ as they were.
 from __future__ import annotations
 
 import contextlib
+import numbers
+import threading
 from typing import Iterator, Optional
 
 import torch
@@ -85,10 +87,14 @@ class LogicalEmbedding(nn.Embedding):
         if vector_std is not None and not (isinstance(vector_std, (int, float)) and vector_std > 0):
             raise ModelingError(Errors.E506.format(what="vector_std", name=vector_std,
                                                    opts="a number above 0"))
-        if k < 1:
+        if not _positive_int(k):
             raise ModelingError(Errors.E506.format(what="K (logic depth)", name=k,
                                                    opts="1, 2, 3, ..."))
-        n, n_logic = embedding_dim, n_logic or embedding_dim
+        for what, value in (("n_logic", n_logic), ("mlp_hidden", mlp_hidden)):
+            if value is not None and not _positive_int(value):
+                raise ModelingError(Errors.E506.format(
+                    what=what, name=value, opts="None (the word embedding's size) or 1, 2, 3, ..."))
+        n, n_logic = embedding_dim, n_logic if n_logic is not None else embedding_dim
         self.n_logic, self.k = n_logic, k
         self.activation, self.projection_kind = activation, projection
         self.mlp_hidden = mlp_hidden or n
@@ -107,8 +113,9 @@ class LogicalEmbedding(nn.Embedding):
                 ACTIVATIONS[activation](),
                 nn.Linear(self.mlp_hidden, n, device=device, dtype=dtype))
         self.act = ACTIVATIONS[activation]()
-        self._labels: Optional[torch.Tensor] = None
-        self.labels_used = False
+        # Labels handed down by labels(), and whether the layer has run since, per thread: two
+        # threads may run one model (inference under no_grad) without reading each other's.
+        self._by_thread: dict[int, tuple[Optional[torch.Tensor], bool]] = {}
         # Each call checks its label ids lie in 0-34 (one min/max reduction; on an accelerator
         # one host sync). Off for callers that checked them already.
         self.check_ids = True
@@ -173,14 +180,34 @@ class LogicalEmbedding(nn.Embedding):
         return sum(p.numel() for p in self.logic_vectors.parameters()) + sum(
             p.numel() for p in self.proj.parameters())
 
+    @property
+    def _labels(self) -> Optional[torch.Tensor]:
+        return self._by_thread.get(threading.get_ident(), (None, False))[0]
+
+    @property
+    def labels_used(self) -> bool:
+        return self._by_thread.get(threading.get_ident(), (None, False))[1]
+
+    @labels_used.setter
+    def labels_used(self, value: bool) -> None:
+        thread = threading.get_ident()
+        if thread in self._by_thread:  # outside a labels() block nobody reads it
+            self._by_thread[thread] = (self._by_thread[thread][0], value)
+
     @contextlib.contextmanager
     def labels(self, logic_ids: Optional[torch.Tensor]) -> Iterator[None]:
-        """Make ``logic_ids`` the labels of the calls inside the block (nested blocks restore)."""
-        previous, self._labels, self.labels_used = self._labels, logic_ids, False
+        """Make ``logic_ids`` the labels of the calls inside the block, in this thread (nested
+        blocks restore)."""
+        thread = threading.get_ident()
+        previous = self._by_thread.get(thread)
+        self._by_thread[thread] = (logic_ids, False)
         try:
             yield
         finally:
-            self._labels = previous
+            if previous is None:
+                self._by_thread.pop(thread, None)
+            else:
+                self._by_thread[thread] = previous
 
     def _ids(self, w: torch.Tensor, logic_ids: Optional[torch.Tensor]) -> torch.Tensor:
         lead = w.shape[:-1]
@@ -206,7 +233,7 @@ class LogicalEmbedding(nn.Embedding):
         labelled = logic_ids.ne(0).any(-1)
         delta = torch.zeros_like(w)
         if not bool(labelled.any()):
-            return delta
+            return delta + self._zero_with_parameters(w) if torch.is_grad_enabled() else delta
         wl, ids = w[labelled], logic_ids[labelled]
         # The delta is a difference of two projections close to each other; under bf16 autocast
         # each would be rounded to about 0.4% of its size first, so they are computed in w's dtype.
@@ -215,14 +242,23 @@ class LogicalEmbedding(nn.Embedding):
         m = wl.shape[0]
         return delta.index_put((labelled,), (both[:m] - both[m:]).to(w.dtype))
 
+    def _zero_with_parameters(self, w: torch.Tensor) -> torch.Tensor:
+        # A batch without a labelled token leaves every new parameter out of the graph:
+        # DistributedDataParallel (find_unused_parameters=False, its default and Trainer's with
+        # gradient checkpointing) would stop at the next step waiting for their gradients.
+        params = [*self.logic_vectors.parameters(), *self.proj.parameters()]
+        return (sum(p.sum() for p in params) * 0).to(w.dtype)
+
     def logic_projection(self, w: torch.Tensor, logic_ids: Optional[torch.Tensor]) -> torch.Tensor:
         """u^K for word embeddings ``w`` [..., N] and labels [..., K'] (None = all E)."""
         return self._project(w, self._ids(w, logic_ids))
 
     def _project(self, w: torch.Tensor, logic_ids: torch.Tensor) -> torch.Tensor:
-        if self.projection_kind == "linear":
+        if type(self.proj) is nn.Linear and type(self.logic_vectors) is nn.Embedding:
             # L(u ⊕ v) = W_u u + (W_v v + b): the second term takes only 35 values, so it is computed
             # once per call for the 35 vectors and gathered, instead of concatenating per token.
+            # Modules wrapped by PEFT (a LoRA on L) are called as modules, below: their weight
+            # alone would leave the adapter out of the forward.
             n = w.shape[-1]
             w_u, w_v = self.proj.weight[:, :n], self.proj.weight[:, n:]
             table = F.linear(self.logic_vectors.weight, w_v, self.proj.bias)  # [35, N]
@@ -285,6 +321,10 @@ class LogicalEmbedding(nn.Embedding):
                 f"activation={self.activation}, projection={self.projection_kind}, "
                 f"variant={self.variant}, vector_std={self.vector_std:g}"
                 + (f", embed_scale={self.embed_scale:g}" if self.embed_scale != 1.0 else ""))
+
+
+def _positive_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1
 
 
 def _flattened(positions: tuple, lead: torch.Size) -> bool:

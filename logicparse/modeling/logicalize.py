@@ -106,7 +106,8 @@ def logic_param_groups(model: nn.Module, lr: float, logic_lr: Optional[float] = 
     for p in model.parameters():
         if p.requires_grad:
             groups.setdefault((id(p) in new, p.dim() >= 2), []).append(p)
-    return [{"params": params, "lr": (logic_lr or lr) if is_new else lr,
+    new_lr = lr if logic_lr is None else logic_lr
+    return [{"params": params, "lr": new_lr if is_new else lr,
              "weight_decay": weight_decay if decays else 0.0}
             for (is_new, decays), params in sorted(groups.items())]
 
@@ -137,6 +138,26 @@ def _accept_logic_ids(model: nn.Module, path: str) -> None:
     if hasattr(model, "generate") and getattr(model.config, "is_encoder_decoder", False):
         model.generate = _LogicalForward(model, path, "generate")
     model._replicate_for_data_parallel = _Replicate(model, path)
+    model.set_input_embeddings = _KeepLayer(model, path, model.get_submodule(path))
+
+
+class _KeepLayer:
+    """The model's ``set_input_embeddings``, which ``resize_token_embeddings`` calls: BART's puts
+    its shared embedding back into the encoder, which took the logical layer (and its trained
+    parameters) out of the model. The layer is put back over the new embedding's weight."""
+
+    def __init__(self, model: nn.Module, path: str, emb: LogicalEmbedding):
+        self.model, self.path, self.emb = model, path, emb
+
+    def __call__(self, value: nn.Module) -> None:
+        type(self.model).set_input_embeddings(self.model, value)
+        parent_path, _, name = self.path.rpartition(".")
+        parent = self.model.get_submodule(parent_path)
+        now = getattr(parent, name)
+        if now is not self.emb and isinstance(now, nn.Embedding):
+            self.emb.weight, self.emb.padding_idx = now.weight, now.padding_idx
+            self.emb.num_embeddings = now.num_embeddings
+            setattr(parent, name, self.emb)
 
 
 class _Replicate:
@@ -230,13 +251,18 @@ def from_pretrained(path: str, auto_class=None, **kwargs) -> nn.Module:
     """
     import transformers
 
+    where = {key: kwargs[key] for key in _LOCATION if key in kwargs}
     try:
-        config = transformers.AutoConfig.from_pretrained(path)
+        config = transformers.AutoConfig.from_pretrained(path, **where)
     except (OSError, ValueError) as e:
         raise ModelLoadError(Errors.E524.format(path=path, reason=e)) from e
     settings = getattr(config, CONFIG_KEY, None)
     if not settings:
         raise ModelLoadError(Errors.E505.format(path=path))
+    if not isinstance(settings, dict) or not set(settings) <= _SETTINGS:
+        reason = (f"{type(settings).__name__}, not a mapping" if not isinstance(settings, dict) else
+                  "unknown keys " + ", ".join(map(repr, sorted(set(settings) - _SETTINGS))))
+        raise ModelLoadError(Errors.E519.format(path=path, reason=reason))
     if auto_class is None:
         arch = (getattr(config, "architectures", None) or [None])[0]
         auto_class = getattr(transformers, arch) if arch and hasattr(transformers, arch) \
@@ -252,18 +278,47 @@ def from_pretrained(path: str, auto_class=None, **kwargs) -> nn.Module:
         transformers.logging.set_verbosity(verbosity)
     # Checkpoints written before the centered layer existed hold the paper's layer.
     settings = {"variant": "paper", **settings}
-    logicalize(model, **settings)
+    try:
+        logicalize(model, **settings)
+    except ModelingError as e:
+        raise ModelLoadError(Errors.E519.format(path=path, reason=e)) from e
     emb = logical_embedding(model)
     prefix = _module_path(model, emb) + "."
     wanted = {key[len(prefix):] for key in model.state_dict() if key.startswith(prefix)
               and key != prefix + "weight"}
     # Saved under the saved architecture's path to the embedding (``bert.embeddings...`` for a
     # task head, ``embeddings...`` for the base model), whichever class loads it now.
-    state = _read_tensors(path, wanted)
+    state = _read_tensors(_local_files(path, where), wanted)
     if state is None:
         raise ModelLoadError(Errors.E527.format(path=path, names=sorted(wanted)))
-    model.load_state_dict({prefix + key: value for key, value in state.items()}, strict=False)
+    try:
+        model.load_state_dict({prefix + key: value for key, value in state.items()}, strict=False)
+    except RuntimeError as e:  # tensors of other sizes than the entry says (n_logic, mlp_hidden)
+        raise ModelLoadError(Errors.E519.format(path=path, reason=" ".join(str(e).split()))) from e
     return model
+
+
+#: What :func:`logicalize` writes into the config, and from_pretrained's arguments that say where
+#: a checkpoint is (a folder, or a Hub id in the local cache, a revision, a subfolder).
+_SETTINGS = {"n_logic", "k", "activation", "projection", "mlp_hidden", "variant", "vector_std"}
+_LOCATION = ("subfolder", "revision", "cache_dir", "token", "local_files_only")
+
+
+def _local_files(path: str, where: dict) -> str:
+    """The folder of the checkpoint's files: ``path`` itself, or the Hub's cached copy of the repo
+    ``path`` (which the base model's loading has just fetched or found), and its subfolder."""
+    sub = where.get("subfolder") or ""
+    if os.path.isdir(path):
+        return os.path.join(path, sub)
+    from huggingface_hub import snapshot_download
+
+    patterns = [os.path.join(sub, p) for p in ("*.safetensors", "pytorch_model*.bin", "*.json")]
+    try:
+        folder = snapshot_download(path, allow_patterns=patterns, **{
+            k: v for k, v in where.items() if k != "subfolder"})
+    except Exception as e:  # huggingface_hub's errors have no common base but Exception
+        raise ModelLoadError(Errors.E524.format(path=path, reason=e)) from e
+    return os.path.join(folder, sub)
 
 
 def _read_tensors(path: str, names: set[str]) -> Optional[dict[str, torch.Tensor]]:

@@ -159,3 +159,15 @@ def test_three_joined_documents_keep_every_offset_and_span():
     assert j.sentence_starts == [0, 3, 6] and j.logic == [[1], [2], [], [3], [], [4], [5], [6], []]
     assert [(r.sentence, r.key, r.alpha, r.beta) for r in j.relations] == [
         (1, [[3, 4]], [[4, 5]], [[4, 6]]), (2, [[7, 8]], [[6, 7]], [[8, 9]])]
+
+
+def test_overflowing_windows_take_the_labels_of_their_own_document(wordpiece):
+    """return_overflowing_tokens gives a long text several rows: row b was given document b's
+    labels, the wrong document's from the second window on (or an IndexError past the last)."""
+    aligner = LogicAligner(wordpiece, k=2, max_length=6)
+    batch = aligner([Q, O], return_overflowing_tokens=True, stride=1)
+    assert batch["overflow_to_sample_mapping"].tolist() == [0, 0, 1]
+    # Q's two windows (4 subwords between [CLS] and [SEP], `so` in both), then O.
+    assert batch["logic_ids"].tolist() == [[[0, 0], *Q_ROWS[0:4], [0, 0]],
+                                           [[0, 0], *Q_ROWS[3:7], [0, 0]],
+                                           [[0, 0], *O_ROWS, [0, 0], [0, 0]]]

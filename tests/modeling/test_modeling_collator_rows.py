@@ -221,6 +221,33 @@ def test_a_documents_dict_in_any_mapping_is_read(tokenizer):
     assert batch["logic_ids"].tolist() == [[[0], [28], [29], [0]]]
 
 
+@pytest.mark.parametrize("kind", ["torch", "numpy"])
+def test_rows_of_a_dataset_in_torch_or_numpy_format_are_read(tokenizer, kind):
+    """with_format("torch") gives a Document's number lists as tensors: the collator stopped
+    with torch's "Boolean value of Tensor ... is ambiguous"."""
+    rel = Relation(keyword="because", relation="causal", category="extrinsic", sentence=0,
+                   depth=1, key=[[1, 2]], alpha=[[0, 1]], beta=[[2, 3]])
+    doc = Document(id="d", text="A because B", tokens=["A", "because", "B"],
+                   token_starts=[0, 2, 10], token_ends=[1, 9, 11], sentence_starts=[0],
+                   logic=[[2], [1], [3]], relations=[rel])
+    data = datasets.Dataset.from_dict({"text": [doc.text, TEXT], "label": [1, 0],
+                                       "text_doc": [doc.to_dict(), DOC.to_dict()]},
+                                      features=datasets.Features({
+                                          "text": datasets.Value("string"),
+                                          "label": datasets.Value("int64"),
+                                          "text_doc": document_feature()}))
+    want = LogicDataCollator(tokenizer)([data[0], data[1]])
+    formatted = data.with_format(kind)
+    got = LogicDataCollator(tokenizer)([formatted[0], formatted[1]])
+    assert {k: v.tolist() for k, v in got.items()} == {k: v.tolist() for k, v in want.items()}
+
+
+def test_a_missing_label_is_the_value_an_e528_names(tokenizer):
+    row = {"text": TEXT, "text_doc": DOC.to_dict()}
+    with pytest.raises(DataFormatError, match=r"\[E528\].*\('None', a NoneType\)"):
+        LogicDataCollator(tokenizer)([{**row, "label": v} for v in (0, 1, None, 1)])
+
+
 class PlainPipe:
     """An annotator that says nothing of what decides its Documents (no ``parser``); ``because``
     gets a relation, so that a first batch without one leaves no types to guess from."""

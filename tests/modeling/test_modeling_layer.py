@@ -108,6 +108,18 @@ def test_a_wrong_variant_or_vector_std_names_the_choices():
         LogicalEmbedding(30, 6, vector_std=0)
 
 
+@pytest.mark.parametrize("setting", [{"k": 2.5}, {"k": "3"}, {"k": True}, {"k": 0},
+                                     {"n_logic": 0}, {"n_logic": -4}, {"n_logic": 8.0},
+                                     {"projection": "mlp", "mlp_hidden": -1}])
+def test_a_size_that_is_not_a_positive_integer_is_refused_when_the_layer_is_made(setting):
+    """k=2.5 was taken and failed at the first forward; n_logic=0 became N unsaid."""
+    with pytest.raises(ModelingError, match=r"\[E506\].*1, 2, 3"):
+        LogicalEmbedding(30, 6, **setting)
+    import numpy as np
+
+    assert LogicalEmbedding(30, 6, k=np.int64(2), n_logic=np.int32(4)).n_logic == 4
+
+
 def tiny_classifier(vocab):
     cfg = T.BertConfig(vocab_size=vocab, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                        intermediate_size=64, max_position_embeddings=64, num_labels=2)

@@ -10,7 +10,7 @@ import torch
 import transformers as T
 
 from logicparse.errors import ModelLoadError
-from logicparse.modeling import from_pretrained, logical_embedding, logicalize
+from logicparse.modeling import NoLabelsWarning, from_pretrained, logical_embedding, logicalize
 from test_modeling import ids, labels, tiny
 
 
@@ -102,4 +102,114 @@ def test_a_checkpoint_without_its_logic_parameters_names_them(tmp_path):
     torch.save({k: v for k, v in state.items() if "logic_vectors" not in k},
                tmp_path / "pytorch_model.bin")
     with pytest.raises(ModelLoadError, match=r"\[E527\].*lacks the logic parameters.*logic_vectors"):
+        from_pretrained(str(tmp_path))
+
+
+@pytest.mark.parametrize("kind, auto", [("bert", T.AutoModelForMaskedLM),
+                                        ("bart", T.AutoModelForSeq2SeqLM)])
+def test_the_layer_survives_resize_token_embeddings(kind, auto):
+    """BART's set_input_embeddings puts its shared embedding back into the encoder: the layer and
+    its trained parameters were gone, and a call with logic_ids failed."""
+    model = tiny(kind, auto)
+    logicalize(model, k=2)
+    emb = logical_embedding(model)
+    model.resize_token_embeddings(130)
+    assert logical_embedding(model) is emb and emb.num_embeddings == 130
+    assert emb.weight is model.get_input_embeddings().weight  # still the shared, tied weight
+    x, lab = torch.tensor([[3, 125, 129, 7]]), labels((1, 4), 2)
+    kw = {"decoder_input_ids": x} if kind == "bart" else {}
+    model.eval()
+    assert not torch.allclose(model(input_ids=x, logic_ids=lab, **kw).logits,
+                              model(input_ids=x, logic_ids=torch.zeros_like(lab), **kw).logits)
+    with pytest.warns(NoLabelsWarning):
+        assert model(input_ids=x, **kw).logits.shape[-1] == 130
+
+
+def test_a_batch_without_labels_keeps_every_logic_parameter_in_the_graph():
+    """DistributedDataParallel (find_unused_parameters=False) stopped at the step after a batch
+    whose tokens had no label: the layer's parameters had had no gradient."""
+    model = tiny("bert", T.AutoModelForSequenceClassification)
+    logicalize(model, k=2)
+    x = ids((2, 6))
+    model(input_ids=x, logic_ids=torch.zeros(2, 6, 2, dtype=torch.long),
+          labels=torch.tensor([0, 1])).loss.backward()
+    emb = logical_embedding(model)
+    for p in (*emb.logic_vectors.parameters(), *emb.proj.parameters()):
+        assert p.grad is not None and not p.grad.any()
+
+
+def test_two_threads_running_one_model_read_their_own_labels():
+    """Labels reach the embedding through the module: a thread read another's. Here the first
+    thread's embedding waits, inside its call, until the second thread's call has begun."""
+    import threading
+
+    model = tiny("bert", T.AutoModelForSequenceClassification)
+    logicalize(model, k=2)
+    model.eval()
+    x, lab = ids((2, 6)), labels((2, 6), 2)
+    given = {"A": lab, "B": torch.zeros_like(lab)}
+    with torch.no_grad():
+        want = {name: model(input_ids=x, logic_ids=given[name]).logits for name in given}
+    began = {name: threading.Event() for name in ("A", "B", "A done", "B done")}
+
+    def hold(module, args):
+        me = threading.current_thread().name
+        began[me].set()
+        began["B" if me == "A" else "A done"].wait(10)
+
+    got = {}
+
+    def run():
+        me = threading.current_thread().name
+        with torch.no_grad():
+            got[me] = model(input_ids=x, logic_ids=given[me]).logits
+        began[me + " done"].set()
+
+    handle = logical_embedding(model).register_forward_pre_hook(hold)
+    first = threading.Thread(target=run, name="A")
+    first.start()
+    assert began["A"].wait(10)
+    second = threading.Thread(target=run, name="B")
+    second.start()
+    first.join(20)
+    second.join(20)
+    handle.remove()
+    torch.testing.assert_close(got["A"], want["A"])
+    torch.testing.assert_close(got["B"], want["B"])
+
+
+def test_a_checkpoint_loads_from_the_hub_cache_and_a_subfolder(tmp_path, monkeypatch):
+    model = tiny("bert", T.AutoModelForSequenceClassification)
+    logicalize(model, k=2)
+    model.save_pretrained(tmp_path / "local" / "sub")
+    repo = tmp_path / "hub" / "models--me--logical-bert"
+    snapshot = repo / "snapshots" / ("a" * 40)
+    model.save_pretrained(snapshot)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("a" * 40)
+    x, lab = ids((2, 6)), labels((2, 6), 2)
+    model.eval()
+    for loaded in (from_pretrained(str(tmp_path / "local"), subfolder="sub"),
+                   from_pretrained("me/logical-bert", cache_dir=str(tmp_path / "hub"),
+                                   local_files_only=True)):
+        torch.testing.assert_close(loaded.eval()(input_ids=x, logic_ids=lab).logits,
+                                   model(input_ids=x, logic_ids=lab).logits)
+
+
+@pytest.mark.parametrize("entry, reason", [
+    ({"k": 2, "n_logic": 16, "seed": 3, "layer": "x"}, r"unknown keys 'layer', 'seed'"),
+    ("k=2", r"str, not a mapping"),
+    ({"k": 2.5}, r"\[E506\] Unknown K \(logic depth\) 2.5"),
+    ({"k": 2, "n_logic": 8}, r"size mismatch"),
+])
+def test_an_edited_logicparse_config_entry_is_a_coded_error(tmp_path, entry, reason):
+    import json
+
+    model = tiny("bert", T.AutoModelForSequenceClassification)
+    logicalize(model, k=2)
+    model.save_pretrained(tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text())
+    config["logicparse"] = entry
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelLoadError, match=r"\[E519\].*" + reason):
         from_pretrained(str(tmp_path))

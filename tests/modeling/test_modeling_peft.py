@@ -87,3 +87,16 @@ def test_the_saved_adapter_holds_the_trained_layer_and_loads_it_back(tmp_path):
     assert torch.allclose(loaded(input_ids=IDS, logic_ids=LOGIC).logits, trained, atol=1e-6)
     fresh = _lora(_bert()).eval()
     assert not torch.allclose(fresh(input_ids=IDS, logic_ids=LOGIC).logits, trained, atol=1e-4)
+
+
+def test_a_lora_on_the_layers_projection_takes_part_in_its_forward():
+    """target_modules="all-linear" puts a LoRA on the layer's L too: its weight was read past the
+    adapter, so the adapter was saved and counted but never ran, and the layer stayed at its
+    random start."""
+    model = peft.get_peft_model(_bert(), peft.LoraConfig(task_type="SEQ_CLS", r=2,
+                                                         target_modules="all-linear"))
+    lora = {n: p for n, p in model.named_parameters() if "word_embeddings.proj.lora" in n}
+    assert lora
+    model(input_ids=IDS, logic_ids=LOGIC, labels=torch.tensor([1])).loss.backward()
+    assert all(p.grad is not None for p in lora.values())  # B starts at 0: A's gradient is 0
+    assert all(p.grad.abs().sum() > 0 for n, p in lora.items() if "lora_B" in n)

@@ -116,6 +116,8 @@ def test_logic_param_groups_give_the_new_parameters_their_own_rate():
         assert g["weight_decay"] == (0.1 if g["params"][0].dim() >= 2 else 0.0)
     assert sum(len(g["params"]) for g in groups) == len(list(model.parameters()))
     assert {g["lr"] for g in logic_param_groups(model, 1e-4)} == {1e-4}
+    frozen = logic_param_groups(model, 1e-4, logic_lr=0.0)  # the layer held still: 0, not lr
+    assert {g["lr"] for g in frozen if id(g["params"][0]) in new} == {0.0}
     with pytest.raises(ModelingError, match="logic_lr"):
         logic_param_groups(model, 1e-4, logic_lr=-1)
 
