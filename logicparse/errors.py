@@ -345,7 +345,7 @@ class Errors(metaclass=_WithCodes):
     E522 = ("No texts to annotate and no shards at {path}: training with logic labels needs them. "
             "Annotate with `logicparse annotate`, pass --shards DIR, or train with --no-logic.")
     E523 = ("Cannot resume from {path}: {reason}. Start afresh with a new --out directory, or resume "
-            "with the same --task, --model and logic settings.")
+            "with the same --task, --model, logic, seed and batch settings.")
     E524 = "Model path {path} does not exist or holds no Hugging Face model (config.json): {reason}."
     E525 = ("{where}: no Document for its {field!r} text (no {doc_field!r} field, and the text is "
             "not among the documents given; the row has: {keys}). Add the Documents with "

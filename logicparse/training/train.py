@@ -1,10 +1,10 @@
 """Fine-tune a Logical Transformer (or its baseline, ``logic="none"``) on a downstream task:
 DREAM, LogiQA (multiple choice), DialogSum (summaries), ConjNLI (sentence pairs).
 
-Read top to bottom: :func:`train` names the steps (the data and its labels, the model, the
-encoded splits, the optimizer, the loop, the final evaluation), and :class:`Run` takes them in
-that order, one method each; what a run is asked to do is ``config.TrainConfig``. The same code runs
-on CPU and GPU; on a GPU it trains under bf16 autocast. Every run writes to ``out``:
+Read top to bottom: :func:`train` names the steps (the data and its labels, the model, the encoded
+splits, the optimizer, the loop, the final evaluation), and :class:`Run` takes them in that order,
+one method each; what a run is asked to do is ``config.TrainConfig``. The same code runs on CPU and
+GPU; on a GPU it trains under bf16 autocast. Every run writes to ``out``:
 
     metrics.jsonl   one JSON object per logged step and per evaluation
     ckpt.pt         model + optimizer + scheduler + position, for ``resume=True`` (the model's
@@ -54,6 +54,9 @@ def train(cfg: TrainConfig, annotator=None) -> dict:
 
 class Run:
     """One training run, its steps in the order :func:`train` takes them."""
+    MODEL_KEYS = ("task", "logic", "k", "n_logic", "projection", "layer")  # what a checkpoint is
+    # What orders the batches: resumed with another, an epoch would repeat some examples, skip others.
+    ORDER_KEYS = ("seed", "split_seed", "train_size", "batch_size", "grad_accum", "bucket")
 
     def __init__(self, cfg: TrainConfig):
         import transformers
@@ -77,12 +80,11 @@ class Run:
         if cfg.resume and os.path.exists(ckpt_path):
             self.ckpt = load_checkpoint(ckpt_path, ("config", "model", "optimizer", "scheduler",
                                                     "step", "epoch", "micro", "best", "rng"), self.fail)
-            for key in ("task", "logic", "k", "n_logic", "projection", "layer"):
-                # Checkpoints from before the centered layer trained the paper's.
-                trained = dict(self.ckpt["config"]).get(key, "paper" if key == "layer" else None) \
-                    if isinstance(self.ckpt["config"], dict) else None
-                if trained != getattr(cfg, key):
-                    raise self.fail(f"it was trained with {key}={trained!r}")
+            trained = self.ckpt["config"] if isinstance(self.ckpt["config"], dict) else {}
+            for key in (*self.MODEL_KEYS, *self.ORDER_KEYS):  # the latter where recorded
+                was = trained.get(key, "paper" if key == "layer" else None)  # older: the paper's layer
+                if was != getattr(cfg, key) and (key in trained or key in self.MODEL_KEYS):
+                    raise self.fail(f"it was trained with {key}={was!r}")
         self.tty = sys.stderr.isatty() and not cfg.quiet
         self.metrics_file = None  # opened at the first record: a run refused before it leaves nothing
 

@@ -197,6 +197,10 @@ def test_resume_continues_where_it_stopped(tmp_path, tokenizer):
     with pytest.raises(DataFormatError, match="logic='none'"):
         train(TrainConfig(**{**base, "logic": True}, max_steps=4, resume=True,
                           shards=str(tmp_path / "s")), annotator=FlatAnnotator())
+    # Another order of batches would repeat some examples of the epoch and skip others.
+    for key, value in (("seed", 1), ("batch_size", 2), ("grad_accum", 2)):
+        with pytest.raises(DataFormatError, match=rf"\[E523\].*{key}=.*seed and batch settings"):
+            train(TrainConfig(**{**base, key: value}, max_steps=4, resume=True))
 
 
 def test_a_resumed_run_draws_the_dropout_masks_of_a_run_that_never_stopped(tmp_path, tokenizer):
