@@ -138,6 +138,21 @@ def test_a_batch_without_labels_keeps_every_logic_parameter_in_the_graph():
         assert p.grad is not None and not p.grad.any()
 
 
+def test_distributed_data_parallel_trains_on_after_a_batch_without_labels(tmp_path):
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'store'}", rank=0,
+                            world_size=1)
+    try:
+        model = tiny("bert", T.AutoModelForSequenceClassification)
+        ddp = torch.nn.parallel.DistributedDataParallel(logicalize(model, k=2))
+        x, lab = ids((2, 6)), labels((2, 6), 2)
+        for step in (lab, torch.zeros_like(lab), lab):  # the third stopped: "unused parameters"
+            ddp(input_ids=x, logic_ids=step, labels=torch.tensor([0, 1])).loss.backward()
+    finally:
+        dist.destroy_process_group()
+
+
 def test_two_threads_running_one_model_read_their_own_labels():
     """Labels reach the embedding through the module: a thread read another's. Here the first
     thread's embedding waits, inside its call, until the second thread's call has begun."""
