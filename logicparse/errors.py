@@ -388,6 +388,8 @@ class Errors(metaclass=_WithCodes):
             "train --gdtb DIR --out {path}', or use mapping 'default' (the rules alone).")
     E543 = ("{path}: fold {fold} of {folds} leaves no relation the annotator maps to learn from "
             "(its documents hold them all). Give fewer --folds, or a split with more documents.")
+    E539 = ("The new input embedding has vectors of size {got}, and the logical layer projects size "
+            "{want}: it cannot take it. Resize with model.resize_token_embeddings(n) instead.")
     E540 = "Table {path}: {reason}. {fix}."
     E541 = "Table {path}, row {row}, column {column!r}: {reason}. {fix}."
     E531 = ("Results file {path}, line {line}, is damaged ({reason}). It was not changed: mend or "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 import re
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator, Optional
@@ -57,7 +58,7 @@ def id_text(value) -> Optional[str]:
     ``\\xNN``); a number from a table column as Python writes it. None for no id (JSON ``null``,
     a table's null) or one nested too deeply to write back."""
     if value is None or isinstance(value, str):
-        return value
+        return None if value is None else str(value)  # a _Number as a plain string
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).decode("utf-8", "backslashreplace")
     if isinstance(value, (bool, list, tuple, dict)):
@@ -69,7 +70,8 @@ def id_text(value) -> Optional[str]:
 
 
 def _json_text(value) -> str:
-    if isinstance(value, _Number):
+    if isinstance(value, _Number) or (isinstance(value, numbers.Number)
+                                      and not isinstance(value, bool)):
         return str(value)
     if isinstance(value, dict):
         return "{" + ",".join(f"{json.dumps(str(k), ensure_ascii=False)}:{_json_text(v)}"

@@ -181,7 +181,11 @@ class LogicDataCollator:
         if not isinstance(doc, (Document, Mapping)):
             raise bad(f"it is of type {type(doc).__name__}, not a Document, its dict or its JSON")
         try:
-            doc = as_document(doc if isinstance(doc, Document) else _plain(doc))
+            if not isinstance(doc, Document):
+                # a dataset in torch or numpy format gives the number lists as tensors or arrays
+                formatted = any(hasattr(v, "tolist") for v in doc.values())
+                doc = _plain(doc) if formatted else dict(doc)
+            doc = as_document(doc)
         except (TypeError, ValueError) as e:
             raise bad(f"it is not a Document record ({e})") from None
         return check_document(doc, where)
@@ -212,15 +216,15 @@ class LogicDataCollator:
         except (TypeError, ValueError, RuntimeError):
             labels = None
         if labels is None:
-            bad = next((v for v in values if v is None), values[0]) if text is None else text
+            bad = text if text is not None else next(
+                (v for v in values if v is None or type(v) is not type(values[0])), values[0])
             raise DataFormatError(Errors.E528.format(field=name, example=str(bad)[:40],
                                                    type=type(bad).__name__))
         return labels
 
 
 def _plain(value):
-    """A record as lists and dicts: a dataset in torch or numpy format (``with_format("torch")``)
-    gives its number lists as tensors or arrays, which a Document's fields are not."""
+    """A record as lists and dicts, its tensors and arrays as lists."""
     if isinstance(value, Mapping):
         return {key: _plain(v) for key, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -94,10 +94,10 @@ class LogicalEmbedding(nn.Embedding):
             if value is not None and not _positive_int(value):
                 raise ModelingError(Errors.E506.format(
                     what=what, name=value, opts="None (the word embedding's size) or 1, 2, 3, ..."))
-        n, n_logic = embedding_dim, n_logic if n_logic is not None else embedding_dim
-        self.n_logic, self.k = n_logic, k
+        n, n_logic = embedding_dim, int(n_logic) if n_logic is not None else embedding_dim
+        self.n_logic, self.k = n_logic, int(k)  # a numpy integer would not go into config.json
         self.activation, self.projection_kind = activation, projection
-        self.mlp_hidden = mlp_hidden or n
+        self.mlp_hidden = int(mlp_hidden) if mlp_hidden is not None else n
         # BART scales its word embedding by sqrt(d_model); the scaled vector is its w_t.
         self.embed_scale = embed_scale
         self.init_std = init_std
@@ -180,6 +180,12 @@ class LogicalEmbedding(nn.Embedding):
         return sum(p.numel() for p in self.logic_vectors.parameters()) + sum(
             p.numel() for p in self.proj.parameters())
 
+    def __setstate__(self, state: dict) -> None:
+        # A model pickled before labels were kept per thread held them as two attributes.
+        state = {k: v for k, v in state.items() if k not in ("_labels", "labels_used")}
+        state.setdefault("_by_thread", {})
+        super().__setstate__(state)
+
     @property
     def _labels(self) -> Optional[torch.Tensor]:
         return self._by_thread.get(threading.get_ident(), (None, False))[0]
@@ -206,8 +212,8 @@ class LogicalEmbedding(nn.Embedding):
         finally:
             if previous is None:
                 self._by_thread.pop(thread, None)
-            else:
-                self._by_thread[thread] = previous
+            else:  # the outer labels again; whether the layer ran is the inner block's word
+                self._by_thread[thread] = (previous[0], self.labels_used)
 
     def _ids(self, w: torch.Tensor, logic_ids: Optional[torch.Tensor]) -> torch.Tensor:
         lead = w.shape[:-1]
@@ -246,19 +252,25 @@ class LogicalEmbedding(nn.Embedding):
         # A batch without a labelled token leaves every new parameter out of the graph:
         # DistributedDataParallel (find_unused_parameters=False, its default and Trainer's with
         # gradient checkpointing) would stop at the next step waiting for their gradients.
-        params = [*self.logic_vectors.parameters(), *self.proj.parameters()]
-        return (sum(p.sum() for p in params) * 0).to(w.dtype)
+        params = [p for m in (self.logic_vectors, self.proj) for p in m.parameters()
+                  if p.requires_grad]
+        if not params:
+            return torch.zeros((), dtype=w.dtype, device=w.device)
+        # nan_to_num: an inf in some label's vector must not make every output NaN.
+        return (sum(p.sum() for p in params) * 0).nan_to_num(0.0, 0.0, 0.0).to(w.dtype)
 
     def logic_projection(self, w: torch.Tensor, logic_ids: Optional[torch.Tensor]) -> torch.Tensor:
         """u^K for word embeddings ``w`` [..., N] and labels [..., K'] (None = all E)."""
         return self._project(w, self._ids(w, logic_ids))
 
     def _project(self, w: torch.Tensor, logic_ids: torch.Tensor) -> torch.Tensor:
-        if type(self.proj) is nn.Linear and type(self.logic_vectors) is nn.Embedding:
+        if self.projection_kind == "linear" and not any(
+                hasattr(m, "base_layer") for m in (self.proj, self.logic_vectors)):
             # L(u ⊕ v) = W_u u + (W_v v + b): the second term takes only 35 values, so it is computed
             # once per call for the 35 vectors and gathered, instead of concatenating per token.
-            # Modules wrapped by PEFT (a LoRA on L) are called as modules, below: their weight
-            # alone would leave the adapter out of the forward.
+            # A module a PEFT tuner wraps (a LoRA on L: it has a ``base_layer``) is called as a
+            # module, below: its weight alone would leave the adapter out. PEFT's copies for
+            # modules_to_save give their active copy's weight, and take this path.
             n = w.shape[-1]
             w_u, w_v = self.proj.weight[:, :n], self.proj.weight[:, n:]
             table = F.linear(self.logic_vectors.weight, w_v, self.proj.bias)  # [35, N]

@@ -13,7 +13,6 @@ the logical model from it.
 
 from __future__ import annotations
 
-import glob
 import inspect
 import os
 import warnings
@@ -83,7 +82,8 @@ def logicalize(model: nn.Module, n_logic: Optional[int] = None, k: int = 3,
     if getattr(model, "config", None) is not None:
         setattr(model.config, CONFIG_KEY, {
             "n_logic": emb.n_logic, "k": emb.k, "activation": activation,
-            "projection": projection, "mlp_hidden": mlp_hidden, "variant": emb.variant,
+            "projection": projection, "mlp_hidden": None if mlp_hidden is None else emb.mlp_hidden,
+            "variant": emb.variant,
             "vector_std": emb.vector_std})
     _accept_logic_ids(model, _module_path(model, emb))
     return model
@@ -138,7 +138,7 @@ def _accept_logic_ids(model: nn.Module, path: str) -> None:
     if hasattr(model, "generate") and getattr(model.config, "is_encoder_decoder", False):
         model.generate = _LogicalForward(model, path, "generate")
     model._replicate_for_data_parallel = _Replicate(model, path)
-    model.set_input_embeddings = _KeepLayer(model, path, model.get_submodule(path))
+    model.set_input_embeddings = _KeepLayer(model, path)
 
 
 class _KeepLayer:
@@ -146,18 +146,21 @@ class _KeepLayer:
     its shared embedding back into the encoder, which took the logical layer (and its trained
     parameters) out of the model. The layer is put back over the new embedding's weight."""
 
-    def __init__(self, model: nn.Module, path: str, emb: LogicalEmbedding):
-        self.model, self.path, self.emb = model, path, emb
+    def __init__(self, model: nn.Module, path: str):
+        self.model, self.path = model, path
 
     def __call__(self, value: nn.Module) -> None:
-        type(self.model).set_input_embeddings(self.model, value)
         parent_path, _, name = self.path.rpartition(".")
         parent = self.model.get_submodule(parent_path)
+        emb = getattr(parent, name)
+        if isinstance(value, nn.Embedding) and value.embedding_dim != emb.embedding_dim:
+            raise ModelingError(Errors.E539.format(got=value.embedding_dim, want=emb.embedding_dim))
+        type(self.model).set_input_embeddings(self.model, value)
         now = getattr(parent, name)
-        if now is not self.emb and isinstance(now, nn.Embedding):
-            self.emb.weight, self.emb.padding_idx = now.weight, now.padding_idx
-            self.emb.num_embeddings = now.num_embeddings
-            setattr(parent, name, self.emb)
+        if now is not emb and isinstance(now, nn.Embedding):
+            emb.weight, emb.padding_idx = now.weight, now.padding_idx
+            emb.num_embeddings = now.num_embeddings
+            setattr(parent, name, emb)
 
 
 class _Replicate:
@@ -280,7 +283,9 @@ def from_pretrained(path: str, auto_class=None, **kwargs) -> nn.Module:
     settings = {"variant": "paper", **settings}
     try:
         logicalize(model, **settings)
-    except ModelingError as e:
+    except ModelingError as e:  # a value logicalize refuses; another class's error is its own
+        if e.code != "E506":
+            raise
         raise ModelLoadError(Errors.E519.format(path=path, reason=e)) from e
     emb = logical_embedding(model)
     prefix = _module_path(model, emb) + "."
@@ -288,7 +293,7 @@ def from_pretrained(path: str, auto_class=None, **kwargs) -> nn.Module:
               and key != prefix + "weight"}
     # Saved under the saved architecture's path to the embedding (``bert.embeddings...`` for a
     # task head, ``embeddings...`` for the base model), whichever class loads it now.
-    state = _read_tensors(_local_files(path, where), wanted)
+    state = _read_tensors(_weight_files(path, where), wanted)
     if state is None:
         raise ModelLoadError(Errors.E527.format(path=path, names=sorted(wanted)))
     try:
@@ -304,28 +309,36 @@ _SETTINGS = {"n_logic", "k", "activation", "projection", "mlp_hidden", "variant"
 _LOCATION = ("subfolder", "revision", "cache_dir", "token", "local_files_only")
 
 
-def _local_files(path: str, where: dict) -> str:
-    """The folder of the checkpoint's files: ``path`` itself, or the Hub's cached copy of the repo
-    ``path`` (which the base model's loading has just fetched or found), and its subfolder."""
-    sub = where.get("subfolder") or ""
-    if os.path.isdir(path):
-        return os.path.join(path, sub)
-    from huggingface_hub import snapshot_download
+def _weight_files(path: str, where: dict) -> list[str]:
+    """The checkpoint's weight files, as transformers finds them (in the folder ``path``, or in the
+    Hub's cache for a repo id, which loading the base model has just filled): the safetensors,
+    sharded or not, else the ``.bin`` files. Nothing else is fetched."""
+    import json
 
-    patterns = [os.path.join(sub, p) for p in ("*.safetensors", "pytorch_model*.bin", "*.json")]
-    try:
-        folder = snapshot_download(path, allow_patterns=patterns, **{
-            k: v for k, v in where.items() if k != "subfolder"})
-    except Exception as e:  # huggingface_hub's errors have no common base but Exception
-        raise ModelLoadError(Errors.E524.format(path=path, reason=e)) from e
-    return os.path.join(folder, sub)
+    from transformers.utils import cached_file
+
+    def find(name: str) -> Optional[str]:
+        try:
+            return cached_file(path, name, _raise_exceptions_for_missing_entries=False, **where)
+        except OSError as e:
+            raise ModelLoadError(Errors.E524.format(path=path, reason=e)) from e
+
+    for single in ("model.safetensors", "pytorch_model.bin"):
+        index = find(single + ".index.json")
+        if index:
+            with open(index, encoding="utf-8") as f:
+                shards = sorted(set(json.load(f)["weight_map"].values()))
+            return [found for name in shards if (found := find(name))]
+        found = find(single)
+        if found:
+            return [found]
+    return []
 
 
-def _read_tensors(path: str, names: set[str]) -> Optional[dict[str, torch.Tensor]]:
+def _read_tensors(files: list[str], names: set[str]) -> Optional[dict[str, torch.Tensor]]:
     """The tensors ``names`` (relative to the logical embedding) of the one module path in the
-    checkpoint that holds them all, or None. Each file is opened once."""
-    files = sorted(glob.glob(os.path.join(path, "*.safetensors")))
-    if files:
+    checkpoint's ``files`` that holds them all, or None. Each file is opened once."""
+    if files and all(f.endswith(".safetensors") for f in files):
         from safetensors import safe_open
 
         handles = [safe_open(f, framework="pt") for f in files]
@@ -335,7 +348,7 @@ def _read_tensors(path: str, names: set[str]) -> Optional[dict[str, torch.Tensor
             return where[key].get_tensor(key)
     else:
         where = {}
-        for f in sorted(glob.glob(os.path.join(path, "pytorch_model*.bin"))):
+        for f in files:
             where.update(torch.load(f, map_location="cpu", weights_only=True))
         get = where.__getitem__
     first = min(names, default="")

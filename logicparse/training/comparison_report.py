@@ -108,7 +108,7 @@ def report(cfg: CompareConfig, rows: list[dict]) -> dict:
            "layer": cfg.layer, "logic_lr": cfg.logic_lr, "sources": {}, "differences": {},
            "ablations": {}, "groups": {}, "stale": [], "verdicts": []}
     print(f"\n{cfg.task}: train {cfg.train_size or 'all'}, {cfg.epochs} epochs, lr {cfg.lr:g}"
-          f"{f', logic lr {cfg.logic_lr:g}' if cfg.logic_lr else ''}, {cfg.layer} layer, "
+          f"{f', logic lr {cfg.logic_lr:g}' if cfg.logic_lr is not None else ''}, {cfg.layer} layer, "
           f"test = {len(rows[0]['test_predictions']) if rows else 0} examples")
     if not rows:
         return out

@@ -41,6 +41,7 @@ def test_json_numbers_as_ids_are_kept_as_written(tmp_path):
     assert [d.id for d in docs] == ["1e400", "2e400", "1.10", "1e0", "1", "1e99999999999999999999",
                                     "-0", "8", "9", "NaN", "11"] and n == 11
     assert docs[9].text == "H." and "of type float" in docs[10].error
+    assert all(type(d.id) is str for d in docs)  # plain strings, whatever the reader kept
     assert all(d.error is None for d in docs[:7]) and docs[5].text == "F."
     assert "the text field 'text' is of type float, not a string" in docs[7].error
     assert "the text field 'text' is of type int, not a string" in docs[8].error

@@ -246,6 +246,8 @@ def test_a_missing_label_is_the_value_an_e528_names(tokenizer):
     row = {"text": TEXT, "text_doc": DOC.to_dict()}
     with pytest.raises(DataFormatError, match=r"\[E528\].*\('None', a NoneType\)"):
         LogicDataCollator(tokenizer)([{**row, "label": v} for v in (0, 1, None, 1)])
+    with pytest.raises(DataFormatError, match=r"\[E528\].*\('\[1, 2\]', a list\)"):
+        LogicDataCollator(tokenizer)([{**row, "label": v} for v in (0, [1, 2])])
 
 
 class PlainPipe:

@@ -228,3 +228,54 @@ def test_an_edited_logicparse_config_entry_is_a_coded_error(tmp_path, entry, rea
     (tmp_path / "config.json").write_text(json.dumps(config))
     with pytest.raises(ModelLoadError, match=r"\[E519\].*" + reason):
         from_pretrained(str(tmp_path))
+
+
+def test_a_model_pickled_before_labels_were_kept_per_thread_still_runs():
+    model = tiny("bert", T.AutoModelForSequenceClassification)
+    logicalize(model, k=2)
+    model.eval()
+    x, lab = ids((2, 6)), labels((2, 6), 2)
+    emb = logical_embedding(model)
+    old = {k: v for k, v in emb.__dict__.items() if k != "_by_thread"}
+    old.update(_labels=None, labels_used=False)  # what such a pickle holds
+    emb.__dict__.clear()
+    emb.__setstate__(old)
+    assert emb._by_thread == {} and "_labels" not in emb.__dict__
+    assert model(input_ids=x, logic_ids=lab).logits.shape == (2, 2)
+
+
+def test_numpy_sizes_save_and_load(tmp_path):
+    import numpy as np
+
+    model = tiny("bert", T.AutoModelForSequenceClassification)
+    logicalize(model, k=np.int64(2), n_logic=np.int32(8), projection="mlp", mlp_hidden=np.int64(4))
+    model.save_pretrained(tmp_path)  # json refused numpy integers
+    assert logical_embedding(from_pretrained(str(tmp_path))).mlp_hidden == 4
+
+
+def test_an_embedding_of_another_size_is_refused_and_the_wrong_class_keeps_its_error(tmp_path):
+    from logicparse.errors import ModelingError
+
+    model = tiny("bart", T.AutoModelForSeq2SeqLM)
+    logicalize(model, k=2)
+    with pytest.raises(ModelingError, match=r"\[E539\] .* size 8, .* projects size 16"):
+        model.set_input_embeddings(torch.nn.Embedding(120, 8))
+    assert logical_embedding(model) is not None
+    model.save_pretrained(tmp_path)
+    with pytest.raises(ModelingError, match=r"\[E503\] logicalize\(\) found no word embedding"):
+        from_pretrained(str(tmp_path), T.BartForCausalLM)
+
+
+def test_only_the_checkpoints_own_weight_files_are_read(tmp_path):
+    """Every *.safetensors of the folder was read: a stray file holding the same names (another
+    run's weights, an adapter) made the parameters ambiguous."""
+    from safetensors.torch import save_file
+
+    model = tiny("bert", T.AutoModelForSequenceClassification)
+    logicalize(model, k=2)
+    model.save_pretrained(tmp_path)
+    save_file({k: v + 1 for k, v in model.state_dict().items() if "logic_vectors" in k
+               or "word_embeddings.proj" in k}, str(tmp_path / "other.safetensors"))
+    loaded = from_pretrained(str(tmp_path))
+    torch.testing.assert_close(logical_embedding(loaded).logic_vectors.weight,
+                               logical_embedding(model).logic_vectors.weight)

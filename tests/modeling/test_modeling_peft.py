@@ -100,3 +100,14 @@ def test_a_lora_on_the_layers_projection_takes_part_in_its_forward():
     model(input_ids=IDS, logic_ids=LOGIC, labels=torch.tensor([1])).loss.backward()
     assert all(p.grad is not None for p in lora.values())  # B starts at 0: A's gradient is 0
     assert all(p.grad.abs().sum() > 0 for n, p in lora.items() if "lora_B" in n)
+
+
+def test_the_layers_saved_copies_take_the_one_matrix_path():
+    """PEFT's copies for modules_to_save are not tuner layers: the projection reads their weight
+    (one matrix product a layer), not the per-token concatenation a LoRA on L needs."""
+    model = _lora(_bert())
+    calls = []
+    proj = [m for n, m in model.named_modules() if n.endswith("word_embeddings.proj")][0]
+    proj.register_forward_hook(lambda *a: calls.append(1))
+    model(input_ids=IDS, logic_ids=LOGIC)
+    assert type(proj).__name__ == "ModulesToSaveWrapper" and calls == []

@@ -111,3 +111,11 @@ def test_the_committed_conjnli_table_comes_out_of_compare_unchanged(tmp_path):
     assert round(out["ablations"]["default-all-e"]["mean"], 4) == 0.0104
     assert out["verdicts"][1] == ("default − shuffled: no difference shown; over 10 seeds the "
                                   "data allow from -0.09 to +1.21 points.")
+
+
+def test_a_report_says_a_logic_rate_of_zero(capsys):
+    from logicparse.training.comparison import CompareConfig
+    from logicparse.training.comparison_report import report
+
+    report(CompareConfig(task="conjnli", lr=1e-4, logic_lr=0.0), [])
+    assert ", logic lr 0," in capsys.readouterr().out  # a frozen layer, not the default rate
