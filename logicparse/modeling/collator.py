@@ -239,4 +239,3 @@ def _plain(value):
 
 __all__ = ["LogicDataCollator", "annotate_dataset", "bundled_model_path", "document_feature",
            "documents_by_text"]
-

@@ -14,7 +14,6 @@ the logical model from it.
 from __future__ import annotations
 
 import inspect
-import os
 import warnings
 from typing import Optional
 
@@ -81,9 +80,8 @@ def logicalize(model: nn.Module, n_logic: Optional[int] = None, k: int = 3,
     setattr(parent, name, emb)
     if getattr(model, "config", None) is not None:
         setattr(model.config, CONFIG_KEY, {
-            "n_logic": emb.n_logic, "k": emb.k, "activation": activation,
-            "projection": projection, "mlp_hidden": None if mlp_hidden is None else emb.mlp_hidden,
-            "variant": emb.variant,
+            "n_logic": emb.n_logic, "k": emb.k, "activation": activation, "projection": projection,
+            "mlp_hidden": None if mlp_hidden is None else emb.mlp_hidden, "variant": emb.variant,
             "vector_std": emb.vector_std})
     _accept_logic_ids(model, _module_path(model, emb))
     return model
@@ -326,8 +324,11 @@ def _weight_files(path: str, where: dict) -> list[str]:
     for single in ("model.safetensors", "pytorch_model.bin"):
         index = find(single + ".index.json")
         if index:
-            with open(index, encoding="utf-8") as f:
-                shards = sorted(set(json.load(f)["weight_map"].values()))
+            try:
+                with open(index, encoding="utf-8") as f:
+                    shards = sorted(set(json.load(f)["weight_map"].values()))
+            except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+                raise ModelLoadError(Errors.E524.format(path=path, reason=f"{index}: {e!r}")) from e
             return [found for name in shards if (found := find(name))]
         found = find(single)
         if found:
