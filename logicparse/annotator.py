@@ -17,7 +17,7 @@ from .language import warn_if_not_english
 from .mapping import DEFAULT_MAPPING, Match, check_mapping, find_keywords, layer_labels, map_keyword
 from .ptb import split_trees
 from .retry import drain, one_by_one_steps
-from .segmentation import Segment, load_spacy, segment_doc
+from .segmentation import CONTROL, Segment, load_spacy, segment_doc
 from .senses import SenseDecision, SenseModel, load_checked, load_senses
 from .senses.decide import query as sense_query
 from .taxonomy import RELATIONS, category
@@ -26,9 +26,6 @@ from .trees import ParseTree, read_tree, strip_wrappers
 
 logger = logging.getLogger(__name__)
 
-# C0/C1 control characters other than tab and newlines: treated as spaces so that tokenisation
-# ignores them while character offsets still index the original text.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _NO_ID = object()
 
@@ -384,7 +381,7 @@ class Annotator:
 
     def segment(self, text: str) -> list[Segment]:
         """Sentences as (tokens, starts, ends), by spaCy; see ``segment_doc``."""
-        clean = _CONTROL.sub(" ", text)
+        clean = CONTROL.sub(" ", text)  # offsets still index the original text
         if not clean.strip():
             return []
         return segment_doc(self.nlp(clean), self.max_sentence_tokens)

@@ -74,6 +74,8 @@ class Errors(metaclass=_WithCodes):
     E040 = ("The spaCy component {name!r} needs sentence boundaries, and this Doc has none. Add a "
             "component that sets them before it, e.g. nlp.add_pipe('sentencizer', before={name!r}), "
             "or use a trained pipeline with a parser or senter.")
+    E041 = ("Doc._.{name} is already registered by other code, so the spaCy component's would not be "
+            "set. Rename that code's extension, or remove it (Doc.remove_extension({name!r})) first.")
 
     # --- E1xx: parser -----------------------------------------------------------------------
     E100 = ("Parser model directory {path} does not exist. Pass an existing directory, 'default' "

@@ -12,6 +12,11 @@ _PARAGRAPH = re.compile(r"\n\s*\n")
 Segment = tuple[list[str], list[int], list[int]]
 
 
+#: What the annotator reads as a space: the C0 and C1 control characters but tab, newline and
+#: carriage return.
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
 def segment_doc(doc, limit: int) -> list[Segment]:
     """A spaCy Doc's sentences as (tokens, starts, ends). Whitespace tokens are dropped; a blank
     line always ends a sentence; a sentence longer than ``limit`` tokens (the parser's
@@ -23,12 +28,15 @@ def segment_doc(doc, limit: int) -> list[Segment]:
         starts: list[int] = []
         pieces = []
         for tok in sent:
-            if tok.is_space:
-                if _PARAGRAPH.search(tok.text) and toks:
+            # Control characters are spaces to the annotator (it replaces them before spaCy
+            # tokenizes); a spaCy Doc made elsewhere may hold them inside a token (`\x93If`).
+            text = "" if tok.is_space else CONTROL.sub("", tok.text)
+            if not text:
+                if tok.is_space and _PARAGRAPH.search(tok.text) and toks:
                     pieces.append((toks, starts))
                     toks, starts = [], []
                 continue
-            toks.append(tok.text)
+            toks.append(text)
             starts.append(tok.idx)
         if toks:
             pieces.append((toks, starts))

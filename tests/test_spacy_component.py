@@ -244,3 +244,65 @@ def test_pipe_in_worker_processes_gives_the_same_docs(nlp):
         assert b._.relations == a._.relations and b._.logic_error is None
         assert [(s.start, s.end, s.label_) for s in b.spans["logic"]] == \
             [(s.start, s.end, s.label_) for s in a.spans["logic"]]
+
+
+def test_control_characters_inside_tokens_are_read_as_the_annotator_reads_them(nlp, annotator):
+    """The Annotator reads control characters as spaces before spaCy tokenizes; a Doc's token
+    `because\\x1b` hid its keyword from the component."""
+    text = "If it rains\x00 we stay\x07 because\x1b the roads close."
+    doc, record = nlp(text), annotator.annotate(text)
+    assert [t.text for t in doc][5] == "because\x1b"
+    assert [doc._.logic[t.i] for t in doc if not t.is_space] == record.logic
+    assert [r.keyword for r in doc._.relations] == ["If", "because"]  # as the Annotator gives it
+    assert [r.relation for r in doc._.relations] == [r.relation for r in record.relations]
+
+
+def test_a_relations_sentence_indexes_the_docs_sentences(nlp):
+    """It counted logicparse's own pieces: a blank line inside a spaCy sentence starts one."""
+    doc = nlp("Hello there\n\nIf it rains we stay. Then we go.")
+    assert len(list(doc.sents)) == 2
+    assert [(r.keyword, r.sentence) for r in doc._.relations] == [("If", 0), ("Then", 1)]
+
+
+def test_nlp_pipe_gives_a_doc_without_boundaries_to_the_error_handler_and_goes_on(nlp):
+    from spacy.util import raise_error
+
+    sentencizer = nlp.get_pipe("sentencizer")
+    good = [sentencizer(nlp.make_doc(t)) for t in ("A and B.", "C or D.")]
+    bad = nlp.make_doc("No boundaries here and there.")
+    seen = []
+    with nlp.select_pipes(disable=["sentencizer"]):
+        with pytest.raises(InputTextError, match=r"\[E040\]"):  # the default handler raises
+            list(nlp.pipe([good[0], bad, good[1]]))
+        nlp.set_error_handler(lambda name, proc, docs, e: seen.append((name, docs, e.code)))
+        try:
+            out = list(nlp.pipe([good[0], bad, good[1]], batch_size=8))
+        finally:
+            nlp.set_error_handler(raise_error)
+    assert out == good and [d._.relations[0].relation for d in out] == ["conjunction",
+                                                                        "disjunction"]
+    assert seen == [("logicparse", [bad], "E040")]
+
+
+def test_the_component_pickles_for_spawned_workers(nlp):
+    import pickle
+
+    component = nlp.get_pipe("logicparse")
+    again = pickle.loads(pickle.dumps(component))
+    assert again.settings == component.settings and again.batch_size == component.batch_size
+    doc = nlp.get_pipe("sentencizer")(nlp.make_doc("I stayed because it rained."))
+    assert again(doc)._.relations[0].relation == "causal"
+
+
+def test_a_foreign_relations_extension_and_a_bad_batch_size_are_refused():
+    from logicparse.errors import OptionError
+    from logicparse.spacy_component import LogicComponent, _relations
+
+    with pytest.raises(OptionError, match=r"\[E506\] Unknown batch_size 0"):
+        LogicComponent(None, batch_size=0)
+    Doc.set_extension("relations", default=None, force=True)  # a user's own
+    try:
+        with pytest.raises(OptionError, match=r"\[E041\] Doc\._\.relations is already registered"):
+            LogicComponent(None)
+    finally:
+        Doc.set_extension("relations", getter=_relations, force=True)
