@@ -57,8 +57,10 @@ def id_text(value) -> Optional[str]:
     or array its compact JSON (numbers as written), bytes decoded as UTF-8 (other bytes as
     ``\\xNN``); a number from a table column as Python writes it. None for no id (JSON ``null``,
     a table's null) or one nested too deeply to write back."""
-    if value is None or isinstance(value, str):
-        return None if value is None else str(value)  # a _Number as a plain string
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return str(value)  # a _Number as a plain string
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).decode("utf-8", "backslashreplace")
     if isinstance(value, (bool, list, tuple, dict)):
