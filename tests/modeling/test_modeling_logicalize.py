@@ -193,7 +193,7 @@ def test_two_threads_running_one_model_read_their_own_labels():
     torch.testing.assert_close(got["B"], want["B"])
 
 
-def test_a_checkpoint_loads_from_the_hub_cache_and_a_subfolder(tmp_path, monkeypatch):
+def test_a_checkpoint_loads_from_the_hub_cache_and_a_subfolder(tmp_path):
     model = tiny("bert", T.AutoModelForSequenceClassification)
     logicalize(model, k=2)
     model.save_pretrained(tmp_path / "local" / "sub")
