@@ -52,13 +52,13 @@ def _json(line):
     return json.loads(line, parse_int=_Number, parse_float=_Number, parse_constant=_Number)
 
 
-def id_text(value) -> Optional[str]:
+def id_text(value, default: str) -> str:
     """An id as a string, written as the input wrote it: a JSON ``true`` stays ``true``, an object
     or array its compact JSON (numbers as written), bytes decoded as UTF-8 (other bytes as
-    ``\\xNN``); a number from a table column as Python writes it. None for no id (JSON ``null``,
-    a table's null) or one nested too deeply to write back."""
+    ``\\xNN``); a number from a table column as Python writes it. ``default`` for no id (JSON
+    ``null``, a table's null) or one nested too deeply to write back."""
     if value is None:
-        return None
+        return default
     if isinstance(value, str):
         return str(value)  # a _Number as a plain string
     if isinstance(value, (bytes, bytearray)):
@@ -67,7 +67,7 @@ def id_text(value) -> Optional[str]:
         try:
             return _json_text(value)
         except RecursionError:
-            return None
+            return default
     return str(value)
 
 
@@ -81,7 +81,7 @@ def _json_text(value) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(_json_text(v) for v in value) + "]"
     if isinstance(value, (bytes, bytearray)):
-        value = id_text(value)
+        value = id_text(value, "")
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
@@ -130,8 +130,7 @@ def jsonl_docs(stream: BinaryIO, stem: str, where: str, opts, decode) -> Iterato
             yield InputDoc(default_id, None, fell_back, Errors.E304.format(
                 path=where, line=lineno, field=opts.text_field, keys=type(obj).__name__))
             continue
-        doc_id = id_text(obj.get(opts.id_field))
-        doc_id = default_id if doc_id is None else doc_id
+        doc_id = id_text(obj.get(opts.id_field), default_id)
         yield checked_doc(doc_id, obj.get(opts.text_field, _MISSING), fell_back,
                           f"{where}, line {lineno}", opts, obj)
 

@@ -190,8 +190,7 @@ def table_docs(kind: str, path: str, opts, decode, source: BinaryIO) -> Iterator
 def _record_doc(doc_id, text, stem: str, row: int, where: str, opts, decode) -> InputDoc:
     if isinstance(doc_id, _Invalid):
         return _invalid_doc(doc_id.escaped, where, opts.id_field, doc_id.reason)
-    doc_id = id_text(doc_id)
-    doc_id = f"{stem}:{row}" if doc_id is None else doc_id
+    doc_id = id_text(doc_id, f"{stem}:{row}")
     if isinstance(text, _Invalid):
         return _invalid_doc(doc_id, where, opts.text_field, text.reason)
     fell_back = False
@@ -259,7 +258,7 @@ class _Invalid:
     """A string value that is not valid UTF-8: its bytes, escaped, and why."""
 
     def __init__(self, data: bytes, error: UnicodeDecodeError):
-        self.escaped = data.decode("utf-8", "backslashreplace")
+        self.escaped = id_text(data, "")  # the bytes that are not UTF-8 as \xNN
         self.reason = f"invalid UTF-8 at byte {error.start}: {error.reason}"
 
 

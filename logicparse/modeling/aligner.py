@@ -19,6 +19,7 @@ read with ``logicparse.batch.iter_documents``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Optional, Sequence, Union
 
 import numpy as np
@@ -42,7 +43,26 @@ _JOIN = {"call": "join_documents()",
 def as_document(doc: DocLike, refused_by: dict = _ALIGNER) -> Document:
     if not isinstance(doc, (Document, dict)):
         raise DataFormatError(Errors.E517.format(got=f"a {type(doc).__name__}", **refused_by))
-    return doc if isinstance(doc, Document) else Document.from_dict(doc)
+    if isinstance(doc, Document):
+        return doc
+    if any(hasattr(v, "tolist") for v in doc.values()):
+        # a dataset in torch or numpy format (with_format("torch")) gives its lists as tensors
+        doc = _plain(doc)
+    return Document.from_dict(doc)
+
+
+def _plain(value):
+    """A record as lists and dicts, its tensors and arrays as lists."""
+    if isinstance(value, Mapping):
+        return {key: _plain(v) for key, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if not value or isinstance(value[0], (int, float, str)):  # a column's lists: one type
+            return value
+        return [_plain(v) for v in value]
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        plain = value.tolist()  # an array of objects (numpy's relations) holds arrays still
+        return _plain(plain) if isinstance(plain, (list, Mapping)) else plain
+    return value
 
 
 def document_text(doc: Document) -> str:

@@ -181,11 +181,7 @@ class LogicDataCollator:
         if not isinstance(doc, (Document, Mapping)):
             raise bad(f"it is of type {type(doc).__name__}, not a Document, its dict or its JSON")
         try:
-            if not isinstance(doc, Document):
-                # a dataset in torch or numpy format gives the number lists as tensors or arrays
-                formatted = any(hasattr(v, "tolist") for v in doc.values())
-                doc = _plain(doc) if formatted else dict(doc)
-            doc = as_document(doc)
+            doc = as_document(doc if isinstance(doc, Document) else dict(doc))
         except (TypeError, ValueError) as e:
             raise bad(f"it is not a Document record ({e})") from None
         return check_document(doc, where)
@@ -221,20 +217,6 @@ class LogicDataCollator:
             raise DataFormatError(Errors.E528.format(field=name, example=str(bad)[:40],
                                                    type=type(bad).__name__))
         return labels
-
-
-def _plain(value):
-    """A record as lists and dicts, its tensors and arrays as lists."""
-    if isinstance(value, Mapping):
-        return {key: _plain(v) for key, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        if not value or isinstance(value[0], (int, float, str)):  # a column's lists: one type
-            return value
-        return [_plain(v) for v in value]
-    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        plain = value.tolist()  # an array of objects (numpy's relations) holds arrays still
-        return _plain(plain) if isinstance(plain, (list, Mapping)) else plain
-    return value
 
 
 __all__ = ["LogicDataCollator", "annotate_dataset", "bundled_model_path", "document_feature",

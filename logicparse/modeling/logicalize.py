@@ -301,9 +301,10 @@ def from_pretrained(path: str, auto_class=None, **kwargs) -> nn.Module:
     return model
 
 
-#: What :func:`logicalize` writes into the config, and from_pretrained's arguments that say where
-#: a checkpoint is (a folder, or a Hub id in the local cache, a revision, a subfolder).
-_SETTINGS = {"n_logic", "k", "activation", "projection", "mlp_hidden", "variant", "vector_std"}
+#: What :func:`logicalize` writes into the config (its arguments but the model and the seed), and
+#: from_pretrained's arguments that say where a checkpoint is (a folder, or a Hub id in the local
+#: cache, a revision, a subfolder).
+_SETTINGS = set(inspect.signature(logicalize).parameters) - {"model", "seed"}
 _LOCATION = ("subfolder", "revision", "cache_dir", "token", "local_files_only")
 
 
