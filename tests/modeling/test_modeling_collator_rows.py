@@ -12,8 +12,8 @@ import transformers as T
 
 from logicparse.batch.shards import documents_to_table, write_documents, write_shard
 from logicparse.errors import DataFormatError, OptionError
-from logicparse.modeling import (LogicDataCollator, annotate_dataset, bundled_model_path,
-                                 documents_by_text)
+from logicparse.modeling import (LogicAligner, LogicDataCollator, annotate_dataset,
+                                 bundled_model_path, documents_by_text)
 from logicparse.modeling.collator import _annotator_key, document_feature
 from logicparse.tokens import Document, Relation
 
@@ -240,6 +240,9 @@ def test_rows_of_a_dataset_in_torch_or_numpy_format_are_read(tokenizer, kind):
     formatted = data.with_format(kind)
     got = LogicDataCollator(tokenizer)([formatted[0], formatted[1]])
     assert {k: v.tolist() for k, v in got.items()} == {k: v.tolist() for k, v in want.items()}
+    # the aligner reads such a Document dict as well (as_document, shared by both)
+    aligned = LogicAligner(tokenizer)([formatted[0]["text_doc"]])["logic_ids"]
+    assert aligned.tolist() == want["logic_ids"][:1, :aligned.shape[1]].tolist()
 
 
 def test_a_missing_label_is_the_value_an_e528_names(tokenizer):
