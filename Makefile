@@ -3,9 +3,11 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
-# The CPU build of torch must be installed before anything that depends on torch,
-# or pip resolves a multi-GB CUDA build.
+# torch is installed before anything that depends on it, so that the build chosen here (the CPU
+# one where pip's find-links offer it, or TORCH_INDEX's) is not replaced by PyPI's multi-GB CUDA one.
+# Elsewhere: make setup TORCH_SPEC=torch==2.13.0+cpu TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_SPEC ?= torch==2.13.0
+TORCH_INDEX ?=
 
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
@@ -18,7 +20,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PY) -c "import torch" 2>/dev/null || $(PIP) install -q "$(TORCH_SPEC)"
+	$(PY) -c "import torch" 2>/dev/null || $(PIP) install -q $(if $(TORCH_INDEX),--index-url "$(TORCH_INDEX)") "$(TORCH_SPEC)"
 	$(PIP) install -q -e ".[test]"
 	touch $@
 
